@@ -1,0 +1,37 @@
+# SPDX-License-Identifier: GPL-2.0
+# Hierarchical CPU idle for Arm: the patch series against Debian's Linux 6.1
+# and the tools that build, test and check it. `make help` lists the targets.
+
+.DEFAULT_GOAL := help
+SHELL := /bin/bash
+T := tools
+
+.PHONY: help deps tree tree-reset export test check ci clean
+
+help: ## this list
+	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/' | expand -t 14
+
+deps: ## install the Debian packages the build needs (only those missing)
+	@$(T)/install-deps.sh
+
+tree: deps ## build/linux: pristine 6.1 + patches/series, as a git tree
+	@$(T)/make-tree.sh
+
+tree-reset: deps ## rebuild build/linux from patches/, saving local commits on a branch
+	@$(T)/make-tree.sh --reset
+
+export: ## write the commits of build/linux back into patches/
+	@$(T)/export-series.sh
+
+test: deps ## build for arm64 and run every KUnit suite of the series in QEMU
+	@$(T)/make-tree.sh --ensure
+	@$(T)/run-kunit.sh
+
+check: deps ## checkpatch --strict, sign-offs, prefixes; the series applies in order
+	@$(T)/make-tree.sh --ensure
+	@$(T)/check-series.sh
+
+ci: test check ## what .ci/run does
+
+clean: ## remove build outputs, keep build/linux
+	rm -rf build/kunit-arm64

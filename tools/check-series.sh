@@ -1,0 +1,49 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# Review gate for patches/: every patch carries a subsystem prefix and a
+# Signed-off-by, is clean under checkpatch.pl --strict (or the finding is
+# explained in ci/checkpatch-allow), and the series applies in order to the
+# pristine tree ("base").
+set -euo pipefail
+. "$(dirname "$0")/lib.sh"
+
+[ -d "$tree/.git" ] || die "no build/linux: run make tree first"
+allow="$top/ci/checkpatch-allow"
+bad=0
+fail() { printf 'check: %s\n' "$*"; bad=$((bad + 1)); }
+
+# 1. The series applies, in order, to base (in a scratch index: no checkout).
+idx=$(mktemp)
+trap 'rm -f "$idx"' EXIT
+GIT_INDEX_FILE=$idx tgit read-tree base
+n=0
+while read -r p; do
+	[ -f "$p" ] || { fail "${p#$top/} is named in patches/series but missing"; continue; }
+	GIT_INDEX_FILE=$idx tgit apply --cached "$p" 2>/dev/null ||
+		fail "${p#$top/} does not apply after the patches before it: $(GIT_INDEX_FILE=$idx tgit apply --cached "$p" 2>&1 | head -1)"
+	n=$((n + 1))
+done < <(series_files)
+echo "check: $n patches apply in order to $(tgit log -1 --format=%s base)"
+
+# 2. Subject prefix, Signed-off-by, checkpatch.
+while read -r p; do
+	name=${p##*/}
+	subj=$(sed -n 's/^Subject: \(\[PATCH[^]]*\] \)\{0,1\}//p' "$p" | head -1)
+	[[ "$subj" =~ ^[A-Za-z0-9_./,\ -]+:\ [^\ ] ]] || fail "$name: subject '$subj' has no subsystem prefix"
+	grep -q '^Signed-off-by: .* <.*@.*>$' "$p" || fail "$name: no Signed-off-by"
+	while IFS= read -r finding; do
+		type=$(sed -n 's/^[^:]*:[0-9]*: \(ERROR\|WARNING\|CHECK\):\([A-Z_0-9]*\):.*/\2/p' <<<"$finding")
+		if [ -f "$allow" ] && grep -q "^$name $type " "$allow"; then
+			echo "check: $name: $type explained: $(grep "^$name $type " "$allow" | cut -d' ' -f3- | head -1)"
+		else
+			fail "$finding"
+		fi
+	done < <(cd "$tree" && ./scripts/checkpatch.pl --strict --terse --show-types --no-summary "$p" 2>&1 |
+		 grep -E '(ERROR|WARNING|CHECK):' || true)
+done < <(series_files)
+
+if [ $bad -ne 0 ]; then
+	echo "check: $bad problems"
+	exit 1
+fi
+echo "check: series clean ($n patches)"

@@ -1,0 +1,29 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# Install, with apt-get, the Debian packages that building and testing the
+# series need. Idempotent: installs only what is missing, and runs
+# "apt-get update" only when something is.
+set -euo pipefail
+
+pkgs=(
+	linux-source-6.1	# the kernel tree the series applies to
+	qemu-system-arm		# qemu-system-aarch64 runs every kernel we build
+	gcc-aarch64-linux-gnu binutils-aarch64-linux-gnu
+	gcc make flex bison bc libssl-dev libelf-dev
+	python3 python3-ply perl git xz-utils	# python3-ply: checkpatch runs spdxcheck.py
+	device-tree-compiler	# dtc, for the topologies
+	ccache			# fast rebuilds from a fresh clone
+)
+
+missing=()
+for p in "${pkgs[@]}"; do
+	[ "$(dpkg-query -W -f='${db:Status-Status}' "$p" 2>/dev/null)" = installed ] ||
+		missing+=("$p")
+done
+[ ${#missing[@]} -eq 0 ] && exit 0
+
+sudo=
+[ "$(id -u)" -eq 0 ] || sudo=sudo
+echo "install-deps: installing ${missing[*]}"
+$sudo apt-get update -q
+DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -q --no-install-recommends "${missing[@]}"

@@ -1,0 +1,80 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""Summarise KUnit results from kunit.py's JSON output.
+
+Prints one line per suite, the skipped cases by name, and as the last line
+"kunit: N passed, M failed". Exits non-zero when a case failed or crashed,
+when no case ran, or when a suite named in the expected-suites file did not
+run at all.
+"""
+
+import argparse
+import json
+import sys
+
+
+def walk(group, path, cases):
+    """Collect (suite, case, status) for every leaf case below group."""
+    for sub in group.get('sub_groups', []):
+        walk(sub, path + [sub['name']], cases)
+    for case in group.get('test_cases', []):
+        cases.append((path[0] if path else '?',
+                      '.'.join(path[1:] + [case['name']]), case['status']))
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__)
+    ap.add_argument('json', help='kunit.py --json output')
+    ap.add_argument('--expect', help='file naming the suites that must run')
+    ap.add_argument('--out', help='also write the summary to this file')
+    args = ap.parse_args()
+
+    expected = []
+    if args.expect:
+        with open(args.expect) as f:
+            expected = [l.strip() for l in f
+                        if l.strip() and not l.startswith('#')]
+
+    cases = []
+    try:
+        with open(args.json) as f:
+            walk(json.load(f), [], cases)
+    except (OSError, ValueError) as e:
+        print(f'kunit-summary: no results in {args.json}: {e}')
+
+    lines = []
+    suites = {}
+    for suite, _, status in cases:
+        suites.setdefault(suite, {'PASS': 0, 'FAIL': 0, 'SKIP': 0, 'ERROR': 0})
+        suites[suite][status] = suites[suite].get(status, 0) + 1
+    for suite, n in suites.items():
+        lines.append(f'  {suite}: {n["PASS"]} passed, '
+                     f'{n["FAIL"] + n["ERROR"]} failed, {n["SKIP"]} skipped')
+    for suite, case, status in cases:
+        if status != 'PASS':
+            lines.append(f'  {status.lower()}: {suite}.{case}')
+
+    passed = sum(1 for c in cases if c[2] == 'PASS')
+    failed = sum(1 for c in cases if c[2] in ('FAIL', 'ERROR'))
+    skipped = sum(1 for c in cases if c[2] == 'SKIP')
+    ok = failed == 0 and passed > 0
+    for suite in expected:
+        if suite not in suites:
+            lines.append(f'  missing: suite {suite} did not run')
+            failed += 1
+            ok = False
+    if passed == 0:
+        lines.append('  no test case passed')
+    lines.append(f'skipped: {skipped}')
+    lines.append(f'kunit: {passed} passed, {failed} failed')
+
+    text = '\n'.join(lines) + '\n'
+    sys.stdout.write(text)
+    if args.out:
+        with open(args.out, 'w') as f:
+            f.write(text)
+    return 0 if ok else 1
+
+
+if __name__ == '__main__':
+    sys.exit(main())

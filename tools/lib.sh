@@ -1,0 +1,51 @@
+# SPDX-License-Identifier: GPL-2.0
+# Shared paths and helpers for the tools/ scripts. Source it; do not run it.
+
+top=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+build="$top/build"
+tree="$build/linux"
+patches="$top/patches"
+tarball=/usr/src/linux-source-6.1.tar.xz
+
+die() { printf '%s: %s\n' "${0##*/}" "$*" >&2; exit 1; }
+note() { printf '%s: %s\n' "${0##*/}" "$*" >&2; }
+
+# The Debian version of the installed kernel source, e.g. 6.1.192-3.
+source_version() { dpkg-query -W -f='${Version}' linux-source-6.1 2>/dev/null; }
+
+# git in the generated kernel tree.
+tgit() { git -C "$tree" "$@"; }
+
+# The patch files of the series, in order, as paths.
+series_files() {
+	[ -f "$patches/series" ] || return 0
+	grep -v '^[[:space:]]*\(#\|$\)' "$patches/series" | sed "s|^|$patches/|"
+}
+
+# Write the commits base..HEAD of the tree as patch files into directory $1.
+# --zero-commit and --no-signature make the output depend on the commits'
+# content only, so two exports of the same work compare equal.
+format_series() {
+	tgit format-patch -q --zero-commit --no-signature --no-numbered \
+		-o "$1" base..HEAD >/dev/null
+}
+
+# True when the commits above base in the tree are exactly patches/.
+tree_matches_patches() {
+	local tmp rc=0 f
+	tmp=$(mktemp -d)
+	format_series "$tmp"
+	if [ "$(ls "$tmp" | sort)" != "$(series_files | xargs -rn1 basename | sort)" ]; then
+		rc=1
+	else
+		for f in "$tmp"/*.patch; do
+			[ -e "$f" ] || continue
+			cmp -s "$f" "$patches/${f##*/}" || { rc=1; break; }
+		done
+	fi
+	rm -rf "$tmp"
+	return $rc
+}
+
+# Uncommitted changes in the tree, untracked files included.
+tree_dirty() { [ -n "$(tgit status --porcelain 2>/dev/null | head -1)" ]; }
