@@ -23,10 +23,11 @@ series_files() {
 }
 
 # Write the commits base..HEAD of the tree as patch files into directory $1.
-# --zero-commit and --no-signature make the output depend on the commits'
+# --zero-commit, --no-signature and a fixed abbreviation length make the
+# output depend on the commits
 # content only, so two exports of the same work compare equal.
 format_series() {
-	tgit format-patch -q --zero-commit --no-signature --no-numbered \
+	tgit -c core.abbrev=12 format-patch -q --zero-commit --no-signature --no-numbered \
 		-o "$1" base..HEAD >/dev/null
 }
 
