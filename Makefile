@@ -6,7 +6,7 @@
 SHELL := /bin/bash
 T := tools
 
-.PHONY: help deps tree tree-reset export test check ci clean
+.PHONY: help deps tree tree-reset export test check each-patch mutants bench ci clean
 
 help: ## this list
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/' | expand -t 14
@@ -31,7 +31,19 @@ check: deps ## checkpatch --strict, sign-offs, prefixes; the series applies in o
 	@$(T)/make-tree.sh --ensure
 	@$(T)/check-series.sh
 
-ci: test check ## what .ci/run does
+each-patch: deps ## build and test every prefix of the series (bisectability)
+	@$(T)/make-tree.sh --ensure
+	@$(T)/check-each-patch.sh
+
+mutants: deps ## break each tested rule in turn and show which cases catch it
+	@$(T)/make-tree.sh --ensure
+	@$(T)/check-mutants.py
+
+bench: deps ## instructions per governor decision, 6.1 vs the series (4 and 64 CPUs)
+	@$(T)/make-tree.sh --ensure
+	@$(T)/bench-governor.sh
+
+ci: check test ## what .ci/run does
 
 clean: ## remove build outputs, keep build/linux
 	rm -rf build/kunit-arm64

@@ -24,8 +24,8 @@ series_files() {
 
 # Write the commits base..HEAD of the tree as patch files into directory $1.
 # --zero-commit, --no-signature and a fixed abbreviation length make the
-# output depend on the commits
-# content only, so two exports of the same work compare equal.
+# output depend on the commits' content only, so two exports of the same work
+# compare equal.
 format_series() {
 	tgit -c core.abbrev=12 format-patch -q --zero-commit --no-signature --no-numbered \
 		-o "$1" base..HEAD >/dev/null

@@ -74,11 +74,15 @@ case "$base_msg" in
 *) die "build/linux is based on '$base_msg' but linux-source-6.1 $version is installed; move build/linux away and run make tree" ;;
 esac
 
-tree_matches_patches && { [ "$mode" = --ensure ] || note "build/linux matches patches/"; exit 0; }
+if tree_matches_patches; then
+	[ "$mode" = --ensure ] || note "build/linux matches patches/"
+	tree_dirty && note "WARNING: build/linux has uncommitted changes (commit them there, then make export)"
+	exit 0
+fi
 
 applied=$(cat "$tree/.git/series-applied" 2>/dev/null || true)
 local_commits=yes
-[ "$(tgit rev-parse HEAD)" = "$applied" ] && local_commits=no
+case "$(tgit rev-parse HEAD)" in "$applied" | "$(tgit rev-parse base)") local_commits=no ;; esac
 
 if [ "$mode" = --ensure ]; then
 	if [ $local_commits = no ] && ! tree_dirty; then

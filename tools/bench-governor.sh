@@ -1,0 +1,63 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# Instructions per decision of the CPU PM domain governor, on pristine 6.1
+# and on the series, measured the same way: tools/bench/genpd-gov-bench.c is
+# built into each kernel (it is not part of the series) and counts with the
+# PMU's "instructions" event, which QEMU provides in icount mode. Each kernel
+# boots with 4 and with 64 CPUs in one domain. The series' boot also prints
+# the domain's debugfs files (a transcript of the idle period counters).
+# Results: build/bench/<kernel>-smp<N>.log, summary on stdout.
+set -euo pipefail
+. "$(dirname "$0")/lib.sh"
+
+[ -d "$tree/.git" ] || die "no build/linux: run make tree first"
+src="$build/bench-src"
+out="$build/bench"
+mkdir -p "$out"
+[ -d "$src" ] || tgit worktree add -q --detach "$src" base
+if [ -d /usr/lib/ccache ]; then
+	export PATH="/usr/lib/ccache:$PATH"
+	export CCACHE_BASEDIR="$top" CCACHE_NOHASHDIR=true
+fi
+
+aarch64-linux-gnu-gcc -static -Os -o "$out/init" "$top/tools/bench/init.c"
+cat > "$out/initramfs.list" <<LIST
+dir /dev 0755 0 0
+nod /dev/console 0600 0 0 c 5 1
+dir /sys 0755 0 0
+dir /proc 0755 0 0
+file /init $out/init 0755 0 0
+LIST
+
+build_kernel() { # <name> <commit>
+	local name=$1 commit=$2 kout="$out/kernel-$1"
+	git -C "$src" checkout -q --detach "$commit"
+	cp "$top/tools/bench/genpd-gov-bench.c" "$src/drivers/base/power/"
+	echo 'obj-y += genpd-gov-bench.o' >> "$src/drivers/base/power/Makefile"
+	sed "s|@INITRAMFS@|$out/initramfs.list|" "$top/tools/bench/bench.config" > "$out/bench.config"
+	mkdir -p "$kout"
+	make -s -C "$src" ARCH=arm64 CROSS_COMPILE=aarch64-linux-gnu- O="$kout" \
+		KCONFIG_ALLCONFIG="$out/bench.config" allnoconfig >/dev/null
+	make -s -C "$src" ARCH=arm64 CROSS_COMPILE=aarch64-linux-gnu- O="$kout" \
+		-j"$(nproc)" Image.gz
+	# Leave the worktree clean for the next checkout.
+	git -C "$src" checkout -q -- drivers/base/power/Makefile
+	rm -f "$src/drivers/base/power/genpd-gov-bench.c"
+}
+
+boot() { # <name> <cpus>
+	local log="$out/$1-smp$2.log"
+	timeout 900 qemu-system-aarch64 -machine virt,gic-version=3 -cpu cortex-a57 \
+		-smp "$2" -m 1024 -icount shift=0 -nographic -no-reboot \
+		-kernel "$out/kernel-$1/arch/arm64/boot/Image.gz" \
+		-append "console=ttyAMA0 rdinit=/init" > "$log" 2>&1 || true
+	grep -q 'genpd-gov-bench: cpus=' "$log" || die "no result in ${log#$top/}"
+	printf '%-8s %s\n' "$1" "$(grep -o 'genpd-gov-bench: cpus=.*' "$log" | tr -d '\r')"
+}
+
+build_kernel 6.1 base
+build_kernel series "$(tgit rev-parse HEAD)"
+for n in 4 64; do
+	boot 6.1 "$n"
+	boot series "$n"
+done

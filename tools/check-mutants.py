@@ -1,0 +1,102 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""Check that the suites catch broken rules: apply one small, deliberate
+breakage ("mutant") at a time to build/linux, run `tools/run-kunit.sh`, and
+report which cases failed. A mutant that no case catches is a hole in the
+suites; the script then exits non-zero. The tree is restored after each
+mutant, even on error or interrupt.
+
+Usage: tools/check-mutants.py [NAME-SUBSTRING ...]
+"""
+
+import os
+import subprocess
+import sys
+
+TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+TREE = os.path.join(TOP, 'build', 'linux')
+GOV = 'drivers/base/power/domain_governor.c'
+DOM = 'drivers/base/power/domain.c'
+HDR = 'include/linux/pm_domain.h'
+
+# (name, file, text in the series, broken text)
+MUTANTS = [
+    ('genpd: CPUs not propagated on link', DOM,
+     '\tgenpd_update_cpumask(genpd, subdomain->cpus, true, SINGLE_DEPTH_NESTING);\n', ''),
+    ('genpd: propagation stops at non-CPU domains', DOM,
+     '\tstruct gpd_link *link;\n\n\tlist_for_each_entry(link, &genpd->child_links, child_node) {\n\t\tstruct generic_pm_domain *parent = link->parent;\n\n\t\tgenpd_lock_nested(parent, depth + 1);\n\t\tgenpd_update_cpumask(',
+     '\tstruct gpd_link *link;\n\n\tif (!genpd_is_cpu_domain(genpd))\n\t\treturn;\n\n\tlist_for_each_entry(link, &genpd->child_links, child_node) {\n\t\tstruct generic_pm_domain *parent = link->parent;\n\n\t\tgenpd_lock_nested(parent, depth + 1);\n\t\tgenpd_update_cpumask('),
+    ('gov: residency without power-off latency', GOV,
+     'if (idle_ns >= states[i].residency_ns +\n\t\t\t       states[i].power_off_latency_ns &&',
+     'if (idle_ns >= states[i].residency_ns &&'),
+    ('gov: latency limit ignored', GOV,
+     '\t\t    latency_limit_ns >= states[i].power_on_latency_ns +',
+     '\t\t    1 | latency_limit_ns >= states[i].power_on_latency_ns +'),
+    ('gov: idle boundary > instead of >=', GOV,
+     'if (idle_ns >= states[i].residency_ns +', 'if (idle_ns > states[i].residency_ns +'),
+    ('gov: latency boundary > instead of >=', GOV,
+     'latency_limit_ns >= states[i].power_on_latency_ns +',
+     'latency_limit_ns > states[i].power_on_latency_ns +'),
+    ('gov: device PM QoS start ignored', GOV,
+     'i = genpd_cpu_pick_state(genpd->states, genpd->state_idx,',
+     'i = genpd_cpu_pick_state(genpd->states, genpd->state_count - 1,'),
+    ('gov: offline CPUs counted', GOV,
+     'for_each_cpu_and(cpu, genpd->cpus, cpu_online_mask) {', 'for_each_cpu(cpu, genpd->cpus) {'),
+    ('gov: idle <= 0 not checked', GOV, '\tif (idle_ns <= 0)\n\t\treturn -1;\n', ''),
+    ('gov: per-CPU resume latency QoS ignored', GOV,
+     'if (cpu_constraint < global_constraint)', 'if (cpu_constraint < 0)'),
+    ('gov: global CPU latency QoS ignored', GOV,
+     'global_constraint = cpu_latency_qos_limit();',
+     'global_constraint = PM_QOS_CPU_LATENCY_DEFAULT_VALUE;'),
+    ('gov: latest timer instead of earliest', GOV,
+     'if (ktime_before(next_hrtimer, domain_wakeup))', 'if (ktime_after(next_hrtimer, domain_wakeup))'),
+    ('gov: next wakeup not stored', GOV, '\tgenpd->gd->next_hrtimer = domain_wakeup;\n', ''),
+    ('gov: cached state index as bool (6.1)', HDR,
+     '\tunsigned int cached_power_down_state_idx;', '\tbool cached_power_down_state_idx;'),
+    ('accounting: above never counted', DOM, '\t\t\tstate->above++;\n', '\t\t\t;\n'),
+    ('accounting: below never counted', DOM, '\t\t\tstate->below++;\n', '\t\t\t;\n'),
+    ('accounting: below judged against the same state', DOM,
+     '\t\t\t delta >= state[1].residency_ns +\n\t\t\t\t  state[1].power_off_latency_ns)',
+     '\t\t\t delta >= state[0].residency_ns +\n\t\t\t\t  state[0].power_off_latency_ns)'),
+]
+
+
+def run_one(name, rel, old, new):
+    path = os.path.join(TREE, rel)
+    with open(path) as f:
+        src = f.read()
+    if src.count(old) != 1:
+        return None, f'{name}: the text to break is not in {rel} once'
+    try:
+        with open(path, 'w') as f:
+            f.write(src.replace(old, new))
+        r = subprocess.run([os.path.join(TOP, 'tools', 'run-kunit.sh')],
+                           capture_output=True, text=True)
+    finally:
+        with open(path, 'w') as f:
+            f.write(src)
+    lines = r.stdout.splitlines()
+    caught = [l.split(': ', 1)[1] for l in lines
+              if l.strip().startswith(('fail:', 'error:', 'missing:'))]
+    last = lines[-1] if lines else 'no output'
+    return bool(caught) or r.returncode != 0, f'{name}: {last}; caught by: {", ".join(caught) or "NOTHING"}'
+
+
+def main():
+    want = sys.argv[1:]
+    survivors = 0
+    for name, rel, old, new in MUTANTS:
+        if want and not any(w in name for w in want):
+            continue
+        caught, line = run_one(name, rel, old, new)
+        print(line, flush=True)
+        if not caught:
+            survivors += 1
+    # Leave the build matching the tree again.
+    subprocess.run([os.path.join(TOP, 'tools', 'run-kunit.sh')], capture_output=True)
+    print(f'mutants: {survivors} survived')
+    return 1 if survivors else 0
+
+
+if __name__ == '__main__':
+    sys.exit(main())
