@@ -150,10 +150,10 @@ static int __init genpd_gov_bench_init(void)
 	bench_all_idle(true);
 	msleep(100);
 	bench_all_idle(false);
-	/* Timers 3 ms away: S1; off for 2 ms: neither. */
+	/* Timers 3 ms away: S1; off for 3 ms (busy wait): neither. */
 	bench_set_timers(ktime_add_ms(ktime_get(), 3));
 	bench_all_idle(true);
-	msleep(2);
+	mdelay(3);
 	bench_all_idle(false);
 	pr_info("genpd-gov-bench: done\n");
 	return 0;
