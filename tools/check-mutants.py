@@ -18,6 +18,7 @@ TREE = os.path.join(TOP, 'build', 'linux')
 GOV = 'drivers/base/power/domain_governor.c'
 DOM = 'drivers/base/power/domain.c'
 HDR = 'include/linux/pm_domain.h'
+PSCI = 'drivers/cpuidle/cpuidle-psci.h'
 
 # (name, file, text in the series, broken text)
 MUTANTS = [
@@ -53,6 +54,12 @@ MUTANTS = [
     ('gov: next wakeup not stored', GOV, '\tgenpd->gd->next_hrtimer = domain_wakeup;\n', ''),
     ('gov: cached state index as bool (6.1)', HDR,
      '\tunsigned int cached_power_down_state_idx;', '\tbool cached_power_down_state_idx;'),
+    ('psci: the highest domain state replaces the request (6.1)', PSCI,
+     '\tif (low & high & id)\n\t\treturn high;', '\tif (1)\n\t\treturn high;'),
+    ('psci: PowerLevels ORed instead of the highest', PSCI,
+     'max(low & level, high & level)', '((low | high) & level)'),
+    ('psci: parts always ORed, full composites not recognised', PSCI,
+     '\tif (low & high & id)\n\t\treturn high;\n', ''),
     ('accounting: above never counted', DOM, '\t\t\tstate->above++;\n', '\t\t\t;\n'),
     ('accounting: below never counted', DOM, '\t\t\tstate->below++;\n', '\t\t\t;\n'),
     ('accounting: below judged against the same state', DOM,
