@@ -22,6 +22,8 @@ PSCI = 'drivers/cpuidle/cpuidle-psci.h'
 
 # (name, file, text in the series, broken text)
 MUTANTS = [
+    ('genpd: no release function for the domain device (6.1)', DOM,
+     '\tgenpd->dev.release = genpd_dev_release;\n', ''),
     ('genpd: CPUs not propagated on link', DOM,
      '\tgenpd_update_cpumask(genpd, subdomain->cpus, true, SINGLE_DEPTH_NESTING);\n', ''),
     ('genpd: propagation stops at non-CPU domains', DOM,
@@ -60,6 +62,14 @@ MUTANTS = [
      'max(low & level, high & level)', '((low | high) & level)'),
     ('psci: parts always ORed, full composites not recognised', PSCI,
      '\tif (low & high & id)\n\t\treturn high;\n', ''),
+    ('psci check: StateIDs overlapping in part accepted', PSCI,
+     'if (shared && shared != (low & id))', 'if (0)'),
+    ('psci check: powerdown above standby accepted', PSCI,
+     'if ((high & type) && !(low & type))', 'if (0)'),
+    ('psci check: PowerLevel not checked', PSCI,
+     'if (!ext && (high & level) <= (low & level))', 'if (0)'),
+    ('psci check: equal PowerLevel accepted', PSCI,
+     '(high & level) <= (low & level)', '(high & level) < (low & level)'),
     ('accounting: above never counted', DOM, '\t\t\tstate->above++;\n', '\t\t\t;\n'),
     ('accounting: below never counted', DOM, '\t\t\tstate->below++;\n', '\t\t\t;\n'),
     ('accounting: below judged against the same state', DOM,
