@@ -32,7 +32,7 @@ for c in $(tgit rev-list --reverse base..HEAD); do
 	rc=0
 	(cd "$wt" && python3 tools/testing/kunit/kunit.py run \
 		--arch=arm64 --cross_compile=aarch64-linux-gnu- \
-		--qemu_config="$top/kunit/qemu_configs/arm64_smp4.py" \
+		--qemu_config="$top/kunit/qemu_configs/arm64_smp8.py" \
 		--kunitconfig="$out/kunitconfig" --build_dir="$out" \
 		--jobs="$(nproc)" --timeout=600 --json="$out/results.json") \
 		> "$out/kunit.py.log" 2>&1 || rc=$?

@@ -10,6 +10,7 @@ Usage: tools/check-mutants.py [NAME-SUBSTRING ...]
 """
 
 import os
+import signal
 import subprocess
 import sys
 
@@ -19,6 +20,7 @@ GOV = 'drivers/base/power/domain_governor.c'
 DOM = 'drivers/base/power/domain.c'
 HDR = 'include/linux/pm_domain.h'
 PSCI = 'drivers/cpuidle/cpuidle-psci.h'
+PSCI_C = 'drivers/cpuidle/cpuidle-psci.c'
 
 # (name, file, text in the series, broken text)
 MUTANTS = [
@@ -70,6 +72,12 @@ MUTANTS = [
      'if (!ext && (high & level) <= (low & level))', 'if (0)'),
     ('psci check: equal PowerLevel accepted', PSCI,
      '(high & level) <= (low & level)', '(high & level) < (low & level)'),
+    ('psci: request not cleared after idle', PSCI_C,
+     'void psci_domain_idle_done(void)\n{\n\tpsci_set_domain_state(0);\n}',
+     'void psci_domain_idle_done(void)\n{\n}'),
+    ('psci: domain part stored for CPU0 whatever the CPU', PSCI_C,
+     '\t__this_cpu_write(domain_state, state);\n}\n\nstatic inline u32',
+     '\tper_cpu(domain_state, 0) = state;\n}\n\nstatic inline u32'),
     ('accounting: above never counted', DOM, '\t\t\tstate->above++;\n', '\t\t\t;\n'),
     ('accounting: below never counted', DOM, '\t\t\tstate->below++;\n', '\t\t\t;\n'),
     ('accounting: below judged against the same state', DOM,
@@ -100,6 +108,8 @@ def run_one(name, rel, old, new):
 
 
 def main():
+    # A SIGTERM unwinds like an error, so that the tree is restored.
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(1))
     want = sys.argv[1:]
     survivors = 0
     for name, rel, old, new in MUTANTS:

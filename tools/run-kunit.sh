@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # Build build/linux incrementally for arm64 and run the series' KUnit suites
-# in QEMU (four CPUs) with kunit.py. Keeps the raw log and the parsed results
+# in QEMU (eight CPUs) with kunit.py. Keeps the raw log and the parsed results
 # in build/kunit-arm64/, and ends with "kunit: N passed, M failed".
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
@@ -22,7 +22,7 @@ rm -f "$out/results.json"
 start=$(date +%s)
 python3 tools/testing/kunit/kunit.py run \
 	--arch=arm64 --cross_compile=aarch64-linux-gnu- \
-	--qemu_config="$top/kunit/qemu_configs/arm64_smp4.py" \
+	--qemu_config="$top/kunit/qemu_configs/arm64_smp8.py" \
 	--kunitconfig="$top/kunitconfig" \
 	--build_dir="$out" --jobs="$(nproc)" --timeout=600 \
 	--json="$out/results.json" "$@" > "$out/kunit.py.log" 2>&1 || rc=$?
