@@ -27,9 +27,10 @@ test: deps ## build for arm64 and run every KUnit suite of the series in QEMU
 	@$(T)/make-tree.sh --ensure
 	@$(T)/run-kunit.sh
 
-check: deps ## checkpatch --strict, sign-offs, prefixes; the series applies in order
+check: deps ## checkpatch --strict, sign-offs, prefixes; the series applies in order; dt bindings
 	@$(T)/make-tree.sh --ensure
 	@$(T)/check-series.sh
+	@$(T)/check-bindings.sh
 
 each-patch: deps ## build and test every prefix of the series (bisectability)
 	@$(T)/make-tree.sh --ensure

@@ -12,6 +12,7 @@ pkgs=(
 	gcc make flex bison bc libssl-dev libelf-dev
 	python3 python3-ply perl git xz-utils	# python3-ply: checkpatch runs spdxcheck.py
 	device-tree-compiler	# dtc, for the topologies
+	dt-schema yamllint	# make dt_binding_check
 	ccache			# fast rebuilds from a fresh clone
 )
 
