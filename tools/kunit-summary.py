@@ -10,6 +10,7 @@ run at all.
 
 import argparse
 import json
+import re
 import sys
 
 
@@ -27,6 +28,8 @@ def main():
     ap.add_argument('json', help='kunit.py --json output')
     ap.add_argument('--expect', help='file naming the suites that must run')
     ap.add_argument('--out', help='also write the summary to this file')
+    ap.add_argument('--ktap', action='append', default=[],
+                    help='NAME=FILE: plain KTAP results counted as suite NAME')
     args = ap.parse_args()
 
     expected = []
@@ -41,6 +44,20 @@ def main():
             walk(json.load(f), [], cases)
     except (OSError, ValueError) as e:
         print(f'kunit-summary: no results in {args.json}: {e}')
+
+    for spec in args.ktap:
+        name, _, path = spec.partition('=')
+        expected.append(name)
+        try:
+            with open(path) as f:
+                for line in f:
+                    m = re.match(r'^(not )?ok \d+ (.*?)(\s+# SKIP.*)?$', line.strip())
+                    if m:
+                        status = 'SKIP' if m.group(3) else (
+                            'FAIL' if m.group(1) else 'PASS')
+                        cases.append((name, m.group(2), status))
+        except OSError as e:
+            print(f'kunit-summary: no results in {path}: {e}')
 
     lines = []
     suites = {}

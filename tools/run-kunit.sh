@@ -32,7 +32,13 @@ if [ $rc -ne 0 ]; then
 	grep -E 'error:|ERROR|FAILED|\[FAILED\]|not ok|crashed|Kernel panic|timed out|Oops|WARNING' \
 		"$out/kunit.py.log" | head -40 >&2 || tail -20 "$out/kunit.py.log" >&2
 fi
+# The same kernel on each device-tree topology of kunit/topologies/.
+boots=()
+if [ $rc -eq 0 ] || grep -q '^\$ qemu-system-aarch64' "$out/kunit.py.log"; then
+	"$top/tools/boot-topologies.sh" > "$out/topologies.ktap"
+	boots=(--ktap "topology_boots=$out/topologies.ktap")
+fi
 sum_rc=0
 "$top/tools/kunit-summary.py" "$out/results.json" --expect "$top/kunit/suites" \
-	--out "$out/summary.txt" || sum_rc=$?
+	"${boots[@]}" --out "$out/summary.txt" || sum_rc=$?
 [ $rc -eq 0 ] && [ $sum_rc -eq 0 ]
