@@ -6,7 +6,7 @@
 SHELL := /bin/bash
 T := tools
 
-.PHONY: help deps tree tree-reset export test check each-patch mutants bench ci clean
+.PHONY: help deps tree tree-reset export demo test check each-patch mutants bench ci clean
 
 help: ## this list
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/' | expand -t 14
@@ -22,6 +22,10 @@ tree-reset: deps ## rebuild build/linux from patches/, saving local commits on a
 
 export: ## write the commits of build/linux back into patches/
 	@$(T)/export-series.sh
+
+demo: deps ## boot the series in QEMU, OSI mode on a 1x4 topology, and print the idle report
+	@$(T)/make-tree.sh --ensure
+	@$(T)/demo.sh
 
 test: deps ## build for arm64 and run every KUnit suite of the series in QEMU
 	@$(T)/make-tree.sh --ensure

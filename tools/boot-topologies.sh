@@ -1,11 +1,20 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # Boot the kernel `make test` just built on each device-tree topology of
-# kunit/topologies/, with exactly the QEMU command kunit.py used (taken from
-# build/kunit-arm64/kunit.py.log) plus -dtb, and print KTAP lines: the graft
-# adds no dtc warning, the boot completes, every "expect:" line of the
-# topology source is in the log, nothing warns or fails, and the KUnit
-# suites pass on that topology too. Logs: build/topologies/NAME.log.
+# kunit/topologies/, with the QEMU command kunit.py used (taken from
+# build/kunit-arm64/kunit.py.log) plus -dtb, the topology's CPU count and
+# command line, and tools/guest/idle-workload.c as init. Prints KTAP lines:
+# the graft adds no dtc warning; the boot runs the KUnit suites, then the
+# workload, to its end; every "expect:" line of the topology source is in
+# the log; nothing else warns or fails; the KUnit suites pass on that
+# topology too; and the end-to-end checks of tools/idle-report.py (OSI
+# mode, domain states entered, no invalid request, rejections are genuine
+# denials, the PSCI checker). Logs: build/topologies/NAME.log.
+#
+# A topology source may say, in its header comment:
+#   cpus: N          boot N CPUs (default 8)
+#   cmdline: ARGS    add ARGS to the kernel command line
+#   expect: TEXT     the log must have TEXT (exempt from the warning check)
 set -uo pipefail
 . "$(dirname "$0")/lib.sh"
 
@@ -14,15 +23,8 @@ out="$build/topologies"
 mkdir -p "$out"
 cmd=$(sed -n 's/^\$ \(qemu-system-aarch64 .*\)$/\1/p' "$kout/kunit.py.log" | tail -1)
 [ -n "$cmd" ] || die "no QEMU command in build/kunit-arm64/kunit.py.log"
-eval "qemu_args=($cmd)"
-
-# The machine options, for QEMU to dump the same device tree.
-machine=()
-for ((i = 1; i < ${#qemu_args[@]}; i++)); do
-	case "${qemu_args[i]}" in
-	-m | -cpu | -smp) machine+=("${qemu_args[i]}" "${qemu_args[i + 1]}") ;;
-	esac
-done
+eval "base_args=($cmd)"
+"$top/tools/build-guest.sh" || die "cannot build the guest's init"
 
 n=0
 check() { # <ok?> <description>
@@ -30,28 +32,56 @@ check() { # <ok?> <description>
 	if [ "$1" = 0 ]; then echo "ok $n $2"; else echo "not ok $n $2"; fi
 }
 
+# kunit.py's command with the topology's CPUs, command line and init.
+qemu_for() { # <cpus> <extra command line>
+	local i
+	qemu_args=()
+	for ((i = 0; i < ${#base_args[@]}; i++)); do
+		case "${base_args[i]}" in
+		-smp) qemu_args+=(-smp "$1"); i=$((i + 1)) ;;
+		-append)
+			qemu_args+=(-append "${base_args[i + 1]/kunit_shutdown=reboot/kunit_shutdown=none} rdinit=/init $2")
+			i=$((i + 1)) ;;
+		*) qemu_args+=("${base_args[i]}") ;;
+		esac
+	done
+	qemu_args+=(-initrd "$build/guest/initramfs.cpio")
+}
+
 echo "KTAP version 1"
 for src in "$top"/kunit/topologies/*.dtsi; do
 	name=$(basename "$src" .dtsi)
 	dtb="$out/$name.dtb" log="$out/$name.log"
-	"$top/tools/graft-topology.sh" "$src" "$dtb" "${machine[@]}" 2> "$out/$name.graft"
+	cpus=$(sed -n 's/^ \* cpus: //p' "$src")
+	cpus=${cpus:-8}
+	qemu_for "$cpus" "$(sed -n 's/^ \* cmdline: //p' "$src")"
+	"$top/tools/graft-topology.sh" "$src" "$dtb" -machine virt -cpu cortex-a57 \
+		-smp "$cpus" -m 1024 2> "$out/$name.graft"
 	check $? "$name: grafted onto QEMU's tree without new dtc warnings"
 	[ -f "$dtb" ] || continue
 
-	timeout 300 "${qemu_args[@]}" -dtb "$dtb" < /dev/null > "$log" 2>&1
-	grep -q 'reboot: Restarting system' "$log"
-	check $? "$name: the kernel boots and finishes"
+	timeout 600 "${qemu_args[@]}" -dtb "$dtb" < /dev/null > "$log" 2>&1
+	grep -q 'idle-workload: done' "$log"
+	check $? "$name: the kernel boots, runs the suites and the workload to the end ($cpus CPUs)"
 
+	sed -n 's/^ \* expect: //p' "$src" > "$out/$name.expect"
 	while IFS= read -r want; do
 		grep -qF -- "$want" "$log"
 		check $? "$name: log has \"$want\""
-	done < <(sed -n 's/^ \* expect: //p' "$src")
+	done < "$out/$name.expect"
 
-	! grep -qE 'WARNING:|BUG:|Oops|Call trace:|failed to|probe of .* failed' "$log"
-	check $? "$name: no warning, oops or failure in the log"
+	! grep -vF -f "$out/$name.expect" "$log" |
+		grep -qE 'WARNING:|BUG:|Oops|Call trace:|failed to|probe of .* failed'
+	check $? "$name: no other warning, oops or failure in the log"
 
 	totals=$(grep -c '^# Totals: ' "$log")
 	! grep -q '^# Totals: .*fail:[1-9]' "$log" && [ "$totals" -eq "$(grep -vc '^#' "$top/kunit/suites")" ]
 	check $? "$name: the $totals KUnit suites pass on this topology"
+
+	"$top/tools/idle-report.py" "$log" > "$out/$name.checks"
+	while read -r verdict what; do
+		[ "$verdict" = PASS ]
+		check $? "$name: $what"
+	done < "$out/$name.checks"
 done
 echo "1..$n"

@@ -1,0 +1,46 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# The whole OS-initiated path at work: build the series' arm64 kernel (the
+# build of `make test`, incremental), boot it in QEMU with 4 CPUs on the
+# default topology (kunit/topologies/osi-1x4.dtsi, firmware model on) with
+# tools/guest/idle-workload.c as init, and print the report of
+# tools/idle-report.py. Exits non-zero if a check of the report fails: the
+# model saw an invalid request, a domain never reached one of its states...
+# Log: build/demo/boot.log.
+set -euo pipefail
+. "$(dirname "$0")/lib.sh"
+
+topology=${DEMO_TOPOLOGY:-osi-1x4}
+cpus=4
+kout="$build/kunit-arm64"
+out="$build/demo"
+mkdir -p "$out"
+
+if [ -d /usr/lib/ccache ]; then
+	export PATH="/usr/lib/ccache:$PATH"
+	export CCACHE_BASEDIR="$top" CCACHE_NOHASHDIR=true
+fi
+note "building the kernel in build/kunit-arm64 (the test build, incremental)"
+start=$(date +%s)
+(cd "$tree" && python3 tools/testing/kunit/kunit.py build \
+	--arch=arm64 --cross_compile=aarch64-linux-gnu- \
+	--kunitconfig="$top/kunitconfig" --build_dir="$kout" \
+	--jobs="$(nproc)") > "$out/build.log" 2>&1 ||
+	{ tail -20 "$out/build.log" >&2; die "the build failed (build/demo/build.log)"; }
+"$top/tools/build-guest.sh"
+"$top/tools/graft-topology.sh" "$top/kunit/topologies/$topology.dtsi" \
+	"$out/$topology.dtb" -machine virt -cpu cortex-a57 -smp $cpus -m 1024
+note "built in $(($(date +%s) - start)) s; booting $topology with $cpus CPUs"
+
+start=$(date +%s)
+timeout 120 qemu-system-aarch64 -nodefaults -machine virt -cpu cortex-a57 \
+	-smp $cpus -m 1024 -nographic -serial stdio -no-reboot \
+	-kernel "$kout/arch/arm64/boot/Image.gz" -dtb "$out/$topology.dtb" \
+	-initrd "$build/guest/initramfs.cpio" \
+	-append "kunit.enable=0 console=ttyAMA0 rdinit=/init" \
+	< /dev/null > "$out/boot.log" 2>&1 || true
+grep -q 'idle-workload: done' "$out/boot.log" ||
+	{ tail -20 "$out/boot.log" >&2; die "the boot did not finish (build/demo/boot.log)"; }
+note "booted, ran the workload and powered off in $(($(date +%s) - start)) s"
+echo
+"$top/tools/idle-report.py" --report "$out/boot.log"

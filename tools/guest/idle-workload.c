@@ -1,0 +1,183 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The init of the topology boots and of `make demo`: a short mixed workload
+ * (idle, periodic timers, bursts of work on some CPUs, CPU 1 taken offline
+ * and back), with the idle statistics dumped at the start, before and
+ * after the CPU hotplug cycle and at the end, then power off. tools/idle-report.py reads
+ * the console log.
+ */
+#define _GNU_SOURCE
+#include <dirent.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/reboot.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+static void cat(const char *path)
+{
+	char buf[4096];
+	size_t n;
+	FILE *f = fopen(path, "r");
+
+	if (!f)
+		return;
+	printf("==> %s <==\n", path);
+	while ((n = fread(buf, 1, sizeof(buf), f)) > 0)
+		fwrite(buf, 1, n, stdout);
+	fclose(f);
+}
+
+static void cat_dir(const char *dir, const char *file)
+{
+	struct dirent **names;
+	char path[512];
+	int i, n = scandir(dir, &names, NULL, alphasort);
+
+	for (i = 0; i < n; i++) {
+		if (names[i]->d_name[0] != '.') {
+			snprintf(path, sizeof(path), "%s/%s/%s", dir,
+				 names[i]->d_name, file);
+			cat(path);
+		}
+		free(names[i]);
+	}
+	if (n >= 0)
+		free(names);
+}
+
+/* Every file the report needs, under one heading. */
+static void dump(const char *when)
+{
+	char dir[128];
+	int cpu, state;
+
+	printf("=== idle-workload: %s ===\n", when);
+	cat("/sys/kernel/debug/psci_fw_model");
+	cat("/sys/kernel/debug/pm_genpd/pm_genpd_summary");
+	cat_dir("/sys/kernel/debug/pm_genpd", "idle_states");
+	for (cpu = 0; cpu < 64; cpu++)
+		for (state = 0; state < 8; state++) {
+			static const char *const files[] = {
+				"name", "usage", "rejected", "time", "above",
+				"below",
+			};
+			unsigned int i;
+
+			snprintf(dir, sizeof(dir),
+				 "/sys/devices/system/cpu/cpu%d/cpuidle/state%d",
+				 cpu, state);
+			if (access(dir, F_OK))
+				break;
+			for (i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
+				char path[192];
+
+				snprintf(path, sizeof(path), "%s/%s", dir,
+					 files[i]);
+				cat(path);
+			}
+		}
+	printf("=== idle-workload: end of %s ===\n", when);
+	fflush(stdout);
+}
+
+static void pin(int cpu)
+{
+	cpu_set_t set;
+
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	sched_setaffinity(0, sizeof(set), &set);
+}
+
+static void sleep_us(long us)
+{
+	struct timespec t = { us / 1000000, (us % 1000000) * 1000 };
+
+	nanosleep(&t, NULL);
+}
+
+static double now(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return t.tv_sec + t.tv_nsec / 1e9;
+}
+
+/* On @cpu for @seconds: work @busy_us, sleep @idle_us, again. */
+static pid_t spawn(int cpu, double seconds, long busy_us, long idle_us)
+{
+	pid_t pid = fork();
+
+	if (pid)
+		return pid;
+	pin(cpu);
+	for (double end = now() + seconds; now() < end;) {
+		double stop = now() + busy_us / 1e6;
+
+		while (now() < stop)
+			;
+		sleep_us(idle_us);
+	}
+	_exit(0);
+}
+
+static void set_online(int cpu, int online)
+{
+	char path[64];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/sys/devices/system/cpu/cpu%d/online",
+		 cpu);
+	f = fopen(path, "w");
+	if (!f || fprintf(f, "%d\n", online) < 0 || fclose(f))
+		printf("idle-workload: cannot set cpu%d online=%d\n", cpu,
+		       online);
+	else
+		printf("idle-workload: cpu%d online=%d\n", cpu, online);
+}
+
+int main(void)
+{
+	int ncpus;
+
+	mount("proc", "/proc", "proc", 0, NULL);
+	mount("sysfs", "/sys", "sysfs", 0, NULL);
+	mount("debugfs", "/sys/kernel/debug", "debugfs", 0, NULL);
+	ncpus = sysconf(_SC_NPROCESSORS_ONLN);
+	printf("idle-workload: start, %d CPUs online\n", ncpus);
+	dump("start");
+
+	/* Idle. */
+	sleep_us(1500000);
+	/* Periodic timers on CPU 1 (1 ms) and the last CPU (10 ms). */
+	spawn(1, 1.0, 0, 1000);
+	spawn(ncpus - 1, 1.0, 0, 10000);
+	while (wait(NULL) > 0)
+		;
+	/* Bursts of work on CPUs 0 and 2, idle between them. */
+	spawn(0, 1.0, 50000, 150000);
+	spawn(2 % ncpus, 1.0, 20000, 80000);
+	while (wait(NULL) > 0)
+		;
+	sleep_us(500000);
+
+	dump("before hotplug");
+	set_online(1, 0);
+	sleep_us(1000000);
+	set_online(1, 1);
+	dump("after hotplug");
+	sleep_us(1500000);
+	dump("end");
+
+	printf("idle-workload: done\n");
+	fflush(stdout);
+	sync();
+	reboot(RB_POWER_OFF);
+	return 0;
+}

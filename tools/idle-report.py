@@ -1,0 +1,251 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""Read the console log of a boot with tools/guest/idle-workload.c as init
+and print either a readable report (--report) or the end-to-end checks, one
+line each, "PASS <what>" or "FAIL <what>" (--checks). Exits non-zero when a
+check fails.
+
+The checks, for a boot in OS-initiated mode:
+  - the kernel and the firmware model are in OSI mode;
+  - every PM domain entered each of its idle states, and the model saw each
+    node (cluster, system) enter as many distinct states;
+  - every cpuidle rejection is a denial of the model (powerdown states resume
+    successfully), and the model found no invalid request;
+  - denials stay under DENIED_BOUND of the suspend requests while the
+    workload runs without CPU hotplug (a CPU being turned on runs for the
+    firmware before its PM domain device is active: every idle CPU asking
+    for the cluster then is denied, genuinely, so hotplug is not bounded).
+    The report shows how many denials came from a booting CPU and the
+    longest time any other blocking core had run since it woke; in QEMU
+    that time includes the host's scheduling of the vCPU threads, so it is
+    shown, not checked.
+  - after CPU 1 went offline and back, every node still powered down;
+  - upstream's PSCI checker passed.
+In platform-coordinated mode (a topology refused, or no model) only the
+invalid requests, the rejections and the checker are checked.
+"""
+import argparse
+import re
+import sys
+
+DENIED_BOUND = 1 / 3
+
+
+def sections(log):
+    """{when: [lines]} for every dump of the workload."""
+    out, when = {}, None
+    for line in log:
+        m = re.match(r"=== idle-workload: (.*) ===$", line)
+        if m and not m.group(1).startswith("end of "):
+            when = m.group(1)
+            out[when] = []
+        elif m:
+            when = None
+        elif when:
+            out[when].append(line)
+    return out
+
+
+def files(lines):
+    """{path: [lines]} of one dump."""
+    out, path = {}, None
+    for line in lines:
+        m = re.match(r"==> (.*) <==$", line)
+        if m:
+            path = m.group(1)
+            out[path] = []
+        elif path:
+            out[path].append(line)
+    return out
+
+
+def model(dump):
+    """The firmware model's counters, or None without a model."""
+    lines = dump.get("/sys/kernel/debug/psci_fw_model")
+    if lines is None:
+        return None
+    m = {"nodes": {}, "states": {}, "last denied": "none", "last invalid": "none"}
+    for line in lines:
+        if line.startswith("mode: "):
+            m["mode"] = line.split()[1]
+        elif line.startswith("format: "):
+            m["format"] = line.split()[1]
+        elif line.startswith("mode changes: "):
+            m["mode_refused"] = int(line.split()[4])
+        elif line.startswith("suspend requests: "):
+            f = line.split()
+            m["suspends"], m["denied"], m["invalid"] = int(f[2]), int(f[4]), int(f[6])
+        elif line.startswith("longest run of a core behind another denial: "):
+            m["window_us"] = int(line.split()[-2])
+        elif line.startswith("denied while a core was booting: "):
+            m["denied_booting"] = int(line.split()[-1])
+        elif line.startswith(("last denied: ", "last invalid: ")):
+            key, value = line.split(": ", 1)
+            m[key] = value
+        else:
+            f = line.split()
+            if len(f) == 4 and f[0].isdigit():
+                m["nodes"][f[1]] = {"level": int(f[0]), "denied": int(f[2]),
+                                    "invalid": int(f[3])}
+            elif len(f) == 5 and f[0].isdigit():
+                m["states"][(f[1], int(f[2]))] = (int(f[3]), int(f[4]))
+    return m
+
+
+def domains(dump):
+    """{domain: [(state, time_ms, usage, rejected, above, below)]}"""
+    out = {}
+    for path, lines in dump.items():
+        m = re.match(r"/sys/kernel/debug/pm_genpd/(.*)/idle_states$", path)
+        if not m:
+            continue
+        rows = []
+        for line in lines[1:]:
+            f = line.split()
+            if len(f) >= 4 and f[0].startswith("S"):
+                rows.append((f[0],) + tuple(int(x) for x in f[1:]))
+        out[m.group(1)] = rows
+    return out
+
+
+def cpuidle(dump):
+    """{(cpu, state): {name, usage, rejected, time, above, below}}"""
+    out = {}
+    for path, lines in dump.items():
+        m = re.match(r"/sys/devices/system/cpu/cpu(\d+)/cpuidle/state(\d+)/(\w+)$", path)
+        if m and lines:
+            key = (int(m.group(1)), int(m.group(2)))
+            v = lines[0].strip()
+            out.setdefault(key, {})[m.group(3)] = v if m.group(3) == "name" else int(v)
+    return out
+
+
+def node_entries(m, node):
+    return sum(e for (n, s), (e, r) in m["states"].items() if n == node)
+
+
+def checks(log, dumps):
+    res = []
+
+    def check(ok, what):
+        res.append((bool(ok), what))
+
+    end = files(dumps.get("end", []))
+    if not end:
+        check(False, "the workload ran to its end")
+        return res
+    mod = model(end)
+    osi = any("topology using OSI mode" in line for line in log)
+    idle = cpuidle(end)
+    rejected = sum(s.get("rejected", 0) for s in idle.values())
+    if mod and mod.get("mode") == "OSI":
+        check(osi and mod["mode_refused"] == 0,
+              "the kernel and the firmware model are in OSI mode")
+        doms = domains(end)
+        for dom, rows in sorted(doms.items()):
+            unused = [r[0] for r in rows if r[2] == 0]
+            check(not unused, f"domain {dom} entered each of its {len(rows)} states"
+                  + (f" (never: {' '.join(unused)})" if unused else ""))
+        for node, info in sorted(mod["nodes"].items()):
+            if info["level"] == 0:
+                continue
+            name = node.rsplit("/", 1)[-1]
+            want = len(doms.get(name, []))
+            got = sum(1 for (n, s) in mod["states"] if n == node)
+            check(want and got == want,
+                  f"the model saw {node} in {got} distinct states, genpd has {want}")
+        start = model(files(dumps.get("start", [])))
+        steady = model(files(dumps.get("before hotplug", [])))
+        if start and steady:
+            denied = steady["denied"] - start["denied"]
+            suspends = steady["suspends"] - start["suspends"]
+            check(suspends and denied <= DENIED_BOUND * suspends,
+                  f"denials {denied} of {suspends} requests during the workload, "
+                  f"at most one in three (whole boot: {mod['denied']} of "
+                  f"{mod['suspends']})")
+        else:
+            check(False, "the workload dumped its start and its steady phase")
+        before = model(files(dumps.get("after hotplug", [])))
+        if before:
+            for node, info in sorted(mod["nodes"].items()):
+                if info["level"] == 0:
+                    continue
+                a, b = node_entries(before, node), node_entries(mod, node)
+                check(b > a, f"{node} powers down after the CPU 1 offline/online "
+                      f"cycle ({b - a} entries since)")
+    elif mod:
+        check(not osi, "the kernel and the firmware model agree on PC mode")
+    if mod:
+        check(mod["invalid"] == 0,
+              f"the firmware model found {mod['invalid']} invalid requests"
+              + (f" (last: {mod['last invalid']})" if mod["invalid"] else ""))
+        check(rejected == mod["denied"],
+              f"cpuidle rejections ({rejected}) are the model's denials "
+              f"({mod['denied']})")
+    else:
+        check(rejected == 0, f"cpuidle rejections: {rejected}")
+    check(any("psci_checker: Hotplug tests passed OK" in line for line in log)
+          and any("psci_checker: Suspend tests passed OK" in line for line in log),
+          "upstream's PSCI checker passed (hotplug and suspend)")
+    return res
+
+
+def report(log, dumps, res):
+    end = files(dumps.get("end", []))
+    print("== Topology and mode")
+    for line in log:
+        if re.search(r"firmware model: |OSI mode supported|CPU PM domain topology"
+                     r"|CPUidle PSCI: |psci_checker: .*(passed|error)", line):
+            print("  " + line)
+    mod = model(end)
+    if mod:
+        print("\n== Firmware model (PSCI, %s mode, %s power_state format)"
+              % (mod["mode"], mod["format"]))
+        print(f"  suspend requests {mod['suspends']}, denied {mod['denied']}, "
+              f"invalid {mod['invalid']}")
+        print(f"  denied while a core was booting: {mod.get('denied_booting')}; longest "
+              f"run of a core behind another denial: {mod.get('window_us')} us")
+        print(f"  last denied: {mod['last denied']}")
+        print(f"  last invalid: {mod['last invalid']}")
+        print("  %-40s %5s %10s %14s" % ("node", "state", "entries", "residency_ms"))
+        for (node, state), (entries, res_us) in sorted(
+                mod["states"].items(), key=lambda kv: (-mod["nodes"][kv[0][0]]["level"], kv[0])):
+            kind = "retention" if state < 4 else "powerdown"
+            print("  %-40s %2d %-9s %7d %14.1f" % (node, state, kind, entries, res_us / 1000))
+    print("\n== PM domains (genpd): usage, residency, above/below")
+    print("  %-24s %-5s %10s %8s %8s %8s %8s" % ("domain", "state", "time_ms", "usage",
+                                               "rejected", "above", "below"))
+    for dom, rows in sorted(domains(end).items()):
+        for r in rows:
+            print("  %-24s %-5s %10d %8d %8d %8d %8d" % ((dom,) + r))
+    print("\n== CPU idle states (cpuidle): usage, rejected, residency")
+    print("  %-4s %-16s %8s %8s %12s %7s %7s" % ("cpu", "state", "usage", "rejected",
+                                              "time_ms", "above", "below"))
+    for (cpu, st), s in sorted(cpuidle(end).items()):
+        print("  %-4d %-16s %8d %8d %12.1f %7d %7d" % (
+            cpu, s.get("name", "?"), s.get("usage", 0), s.get("rejected", 0),
+            s.get("time", 0) / 1000, s.get("above", 0), s.get("below", 0)))
+    print("\n== Checks")
+    for ok, what in res:
+        print(("  ok      " if ok else "  FAILED  ") + what)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("log")
+    ap.add_argument("--report", action="store_true", help="print the readable report")
+    args = ap.parse_args()
+    with open(args.log, errors="replace") as f:
+        log = [line.rstrip("\r\n") for line in f]
+    dumps = sections(log)
+    res = checks(log, dumps)
+    if args.report:
+        report(log, dumps, res)
+    else:
+        for ok, what in res:
+            print(("PASS " if ok else "FAIL ") + what)
+    return 0 if all(ok for ok, _ in res) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
