@@ -21,6 +21,7 @@ DOM = 'drivers/base/power/domain.c'
 HDR = 'include/linux/pm_domain.h'
 PSCI = 'drivers/cpuidle/cpuidle-psci.h'
 PSCI_C = 'drivers/cpuidle/cpuidle-psci.c'
+MODEL = 'drivers/firmware/psci/psci_fw_model.c'
 
 # (name, file, text in the series, broken text)
 MUTANTS = [
@@ -83,6 +84,17 @@ MUTANTS = [
     ('accounting: below judged against the same state', DOM,
      '\t\t\t delta >= state[1].residency_ns +\n\t\t\t\t  state[1].power_off_latency_ns)',
      '\t\t\t delta >= state[0].residency_ns +\n\t\t\t\t  state[0].power_off_latency_ns)'),
+    ('model: no DENIED while another core runs', MODEL,
+     '\t\t\tif (m->node[k].state == PSCI_FW_MODEL_RUN) {\n\t\t\t\t/*',
+     '\t\t\tif (0) {\n\t\t\t\t/*'),
+    ('model: node powerdown over a child in retention accepted', MODEL,
+     'if (psci_fw_model_is_powerdown(local[i]) &&\n\t\t\t    !psci_fw_model_is_powerdown(state)) {',
+     'if (0) {'),
+    ('model: PowerLevel not checked', MODEL,
+     'if (!m->ext_format && level != *top)', 'if (0)'),
+    ('model: powerdown above retention accepted', MODEL,
+     'if (psci_fw_model_is_powerdown(local[i]) &&\n\t\t    !psci_fw_model_is_powerdown(local[i - 1]))',
+     'if (0)'),
 ]
 
 
@@ -96,7 +108,8 @@ def run_one(name, rel, old, new):
         with open(path, 'w') as f:
             f.write(src.replace(old, new))
         r = subprocess.run([os.path.join(TOP, 'tools', 'run-kunit.sh')],
-                           capture_output=True, text=True)
+                           capture_output=True, text=True,
+                           env=dict(os.environ, TOPOLOGY_BOOTS='no'))
     finally:
         with open(path, 'w') as f:
             f.write(src)

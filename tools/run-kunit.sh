@@ -34,7 +34,9 @@ if [ $rc -ne 0 ]; then
 fi
 # The same kernel on each device-tree topology of kunit/topologies/.
 boots=()
-if [ $rc -eq 0 ] || grep -q '^\$ qemu-system-aarch64' "$out/kunit.py.log"; then
+# TOPOLOGY_BOOTS=no skips them (tools/check-mutants.py: the suites only).
+if [ "${TOPOLOGY_BOOTS:-yes}" != no ] &&
+	{ [ $rc -eq 0 ] || grep -q '^\$ qemu-system-aarch64' "$out/kunit.py.log"; }; then
 	"$top/tools/boot-topologies.sh" > "$out/topologies.ktap"
 	boots=(--ktap "topology_boots=$out/topologies.ktap")
 fi
