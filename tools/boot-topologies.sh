@@ -13,6 +13,7 @@
 #
 # A topology source may say, in its header comment:
 #   cpus: N          boot N CPUs (default 8)
+#   source: FILE     graft FILE (of kunit/topologies/) instead of this one
 #   cmdline: ARGS    add ARGS to the kernel command line
 #   expect: TEXT     the log must have TEXT (exempt from the warning check)
 set -uo pipefail
@@ -55,7 +56,9 @@ for src in "$top"/kunit/topologies/*.dtsi; do
 	cpus=$(sed -n 's/^ \* cpus: //p' "$src")
 	cpus=${cpus:-8}
 	qemu_for "$cpus" "$(sed -n 's/^ \* cmdline: //p' "$src")"
-	"$top/tools/graft-topology.sh" "$src" "$dtb" -machine virt -cpu cortex-a57 \
+	body=$(sed -n 's/^ \* source: //p' "$src")
+	body=${body:+$top/kunit/topologies/$body}
+	"$top/tools/graft-topology.sh" "${body:-$src}" "$dtb" -machine virt -cpu cortex-a57 \
 		-smp "$cpus" -m 1024 2> "$out/$name.graft"
 	check $? "$name: grafted onto QEMU's tree without new dtc warnings"
 	[ -f "$dtb" ] || continue
