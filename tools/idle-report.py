@@ -20,6 +20,8 @@ The checks, for a boot in OS-initiated mode:
     that time includes the host's scheduling of the vCPU threads, so it is
     shown, not checked.
   - after CPU 1 went offline and back, every node still powered down;
+  - suspend-to-idle: the system woke up, every CPU entered its deepest
+    state's s2idle path and every node powered down meanwhile;
   - upstream's PSCI checker passed.
 In platform-coordinated mode (a topology refused, or no model) only the
 invalid requests, the rejections and the checker are checked.
@@ -112,7 +114,7 @@ def cpuidle(dump):
     """{(cpu, state): {name, usage, rejected, time, above, below}}"""
     out = {}
     for path, lines in dump.items():
-        m = re.match(r"/sys/devices/system/cpu/cpu(\d+)/cpuidle/state(\d+)/(\w+)$", path)
+        m = re.match(r"/sys/devices/system/cpu/cpu(\d+)/cpuidle/state(\d+)/([\w/]+)$", path)
         if m and lines:
             key = (int(m.group(1)), int(m.group(2)))
             v = lines[0].strip()
@@ -173,15 +175,39 @@ def checks(log, dumps):
                 a, b = node_entries(before, node), node_entries(mod, node)
                 check(b > a, f"{node} powers down after the CPU 1 offline/online "
                       f"cycle ({b - a} entries since)")
+        s2 = files(dumps.get("before s2idle", []))
+        check(any("idle-workload: back from suspend-to-idle" in line for line in log),
+              "the system suspended to idle and woke up")
+        before_idle = cpuidle(s2)
+        deepest = {}
+        for (cpu, st), s in idle.items():
+            deepest[cpu] = max(deepest.get(cpu, (-1, None)), (st, s))
+        grown = [cpu for cpu, (st, s) in deepest.items()
+                 if s.get("s2idle/usage", 0) > before_idle.get((cpu, st), {}).get("s2idle/usage", 0)]
+        check(deepest and len(grown) == len(deepest),
+              f"every CPU entered its deepest state in suspend-to-idle "
+              f"({len(grown)} of {len(deepest)})")
+        before = model(s2)
+        if before:
+            for node, info in sorted(mod["nodes"].items()):
+                if info["level"] == 0:
+                    continue
+                a, b = node_entries(before, node), node_entries(mod, node)
+                check(b > a, f"{node} powers down across suspend-to-idle "
+                      f"({b - a} entries)")
     elif mod:
         check(not osi, "the kernel and the firmware model agree on PC mode")
     if mod:
         check(mod["invalid"] == 0,
               f"the firmware model found {mod['invalid']} invalid requests"
               + (f" (last: {mod['last invalid']})" if mod["invalid"] else ""))
-        check(rejected == mod["denied"],
-              f"cpuidle rejections ({rejected}) are the model's denials "
-              f"({mod['denied']})")
+        # Suspend-to-idle does not count rejections: compare before it.
+        pre = files(dumps.get("before s2idle", [])) or end
+        pre_mod = model(pre) or mod
+        pre_rejected = sum(s.get("rejected", 0) for s in cpuidle(pre).values())
+        check(pre_rejected == pre_mod["denied"],
+              f"cpuidle rejections ({pre_rejected}) are the model's denials "
+              f"({pre_mod['denied']}) up to suspend-to-idle")
     else:
         check(rejected == 0, f"cpuidle rejections: {rejected}")
     hotplug = any("psci_checker: Hotplug tests passed OK" in line for line in log)

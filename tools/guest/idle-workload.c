@@ -2,8 +2,9 @@
 /*
  * The init of the topology boots and of `make demo`: a short mixed workload
  * (idle, periodic timers, bursts of work on some CPUs, CPU 1 taken offline
- * and back), with the idle statistics dumped at the start, before and
- * after the CPU hotplug cycle and at the end, then power off. tools/idle-report.py reads
+ * and back, suspend-to-idle for 2 s), with the idle statistics dumped at
+ * the start, before and after the CPU hotplug cycle, before
+ * suspend-to-idle and at the end, then power off. tools/idle-report.py reads
  * the console log.
  */
 #define _GNU_SOURCE
@@ -64,7 +65,7 @@ static void dump(const char *when)
 		for (state = 0; state < 8; state++) {
 			static const char *const files[] = {
 				"name", "usage", "rejected", "time", "above",
-				"below",
+				"below", "s2idle/usage",
 			};
 			unsigned int i;
 
@@ -127,19 +128,39 @@ static pid_t spawn(int cpu, double seconds, long busy_us, long idle_us)
 	_exit(0);
 }
 
+static int write_file(const char *path, const char *text)
+{
+	FILE *f = fopen(path, "w");
+
+	if (!f || fputs(text, f) < 0 || fclose(f)) {
+		printf("idle-workload: cannot write to %s\n", path);
+		return -1;
+	}
+	return 0;
+}
+
 static void set_online(int cpu, int online)
 {
 	char path[64];
-	FILE *f;
 
 	snprintf(path, sizeof(path), "/sys/devices/system/cpu/cpu%d/online",
 		 cpu);
-	f = fopen(path, "w");
-	if (!f || fprintf(f, "%d\n", online) < 0 || fclose(f))
-		printf("idle-workload: cannot set cpu%d online=%d\n", cpu,
-		       online);
-	else
+	if (!write_file(path, online ? "1\n" : "0\n"))
 		printf("idle-workload: cpu%d online=%d\n", cpu, online);
+}
+
+/* Suspend to idle for @seconds, woken by the RTC's alarm. */
+static void suspend_to_idle(int seconds)
+{
+	char alarm[16];
+
+	snprintf(alarm, sizeof(alarm), "+%d\n", seconds);
+	if (write_file("/sys/class/rtc/rtc0/wakealarm", "0\n") ||
+	    write_file("/sys/class/rtc/rtc0/wakealarm", alarm) ||
+	    write_file("/sys/power/mem_sleep", "s2idle\n") ||
+	    write_file("/sys/power/state", "mem\n"))
+		return;
+	printf("idle-workload: back from suspend-to-idle\n");
 }
 
 int main(void)
@@ -173,6 +194,9 @@ int main(void)
 	set_online(1, 1);
 	dump("after hotplug");
 	sleep_us(1500000);
+	dump("before s2idle");
+	suspend_to_idle(2);
+	sleep_us(500000);
 	dump("end");
 
 	printf("idle-workload: done\n");
