@@ -15,6 +15,7 @@
 #   cpus: N          boot N CPUs (default 8)
 #   source: FILE     graft FILE (of kunit/topologies/) instead of this one
 #   cmdline: ARGS    add ARGS to the kernel command line
+#   qemu: ARGS       add ARGS to QEMU's command line
 #   expect: TEXT     the log must have TEXT (exempt from the warning check)
 set -uo pipefail
 . "$(dirname "$0")/lib.sh"
@@ -56,6 +57,8 @@ for src in "$top"/kunit/topologies/*.dtsi; do
 	cpus=$(sed -n 's/^ \* cpus: //p' "$src")
 	cpus=${cpus:-8}
 	qemu_for "$cpus" "$(sed -n 's/^ \* cmdline: //p' "$src")"
+	read -ra extra <<< "$(sed -n 's/^ \* qemu: //p' "$src")"
+	qemu_args+=("${extra[@]}")
 	body=$(sed -n 's/^ \* source: //p' "$src")
 	body=${body:+$top/kunit/topologies/$body}
 	"$top/tools/graft-topology.sh" "${body:-$src}" "$dtb" -machine virt -cpu cortex-a57 \
