@@ -15,19 +15,9 @@ src="$build/bench-src"
 out="$build/bench"
 mkdir -p "$out"
 [ -d "$src" ] || tgit worktree add -q --detach "$src" base
-if [ -d /usr/lib/ccache ]; then
-	export PATH="/usr/lib/ccache:$PATH"
-	export CCACHE_BASEDIR="$top" CCACHE_NOHASHDIR=true
-fi
+use_ccache
 
-aarch64-linux-gnu-gcc -static -Os -o "$out/init" "$top/tools/bench/init.c"
-cat > "$out/initramfs.list" <<LIST
-dir /dev 0755 0 0
-nod /dev/console 0600 0 0 c 5 1
-dir /sys 0755 0 0
-dir /proc 0755 0 0
-file /init $out/init 0755 0 0
-LIST
+"$top/tools/build-guest.sh" "$top/tools/bench/init.c" "$out"
 
 build_kernel() { # <name> <commit>
 	local name=$1 commit=$2 kout="$out/kernel-$1"

@@ -1,17 +1,21 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# Build the initramfs of the topology boots and of `make demo`: a static
-# arm64 build of tools/guest/idle-workload.c as /init. Writes
-# build/guest/initramfs.cpio (with the kernel's own gen_init_cpio).
+# Build an initramfs whose /init is a static arm64 build of one C file:
+# by default tools/guest/idle-workload.c into build/guest/ (the topology
+# boots and `make demo`). Writes OUTDIR/init, OUTDIR/initramfs.list (for
+# CONFIG_INITRAMFS_SOURCE) and OUTDIR/initramfs.cpio (for -initrd, with the
+# kernel's own gen_init_cpio).
+#
+#   build-guest.sh [INIT.c OUTDIR]
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
-out="$build/guest"
+src=${1:-$top/tools/guest/idle-workload.c}
+out=${2:-$build/guest}
 mkdir -p "$out"
 [ -f "$tree/usr/gen_init_cpio.c" ] || die "no build/linux: run make tree first"
 gcc -O2 -o "$out/gen_init_cpio" "$tree/usr/gen_init_cpio.c"
-aarch64-linux-gnu-gcc -static -O2 -Wall -Werror -o "$out/init" \
-	"$top/tools/guest/idle-workload.c"
+aarch64-linux-gnu-gcc -static -O2 -Wall -Werror -o "$out/init" "$src"
 cat > "$out/initramfs.list" <<LIST
 dir /dev 0755 0 0
 nod /dev/console 0600 0 0 c 5 1

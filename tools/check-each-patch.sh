@@ -13,10 +13,7 @@ set -euo pipefail
 wt="$build/each-patch"
 out="$build/kunit-each"
 [ -d "$wt" ] || tgit worktree add -q --detach "$wt" base
-if [ -d /usr/lib/ccache ]; then
-	export PATH="/usr/lib/ccache:$PATH"
-	export CCACHE_BASEDIR="$top" CCACHE_NOHASHDIR=true
-fi
+use_ccache
 mkdir -p "$out"
 bad=0 i=0
 for c in $(tgit rev-list --reverse base..HEAD); do

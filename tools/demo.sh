@@ -22,10 +22,7 @@ kout="$build/kunit-arm64"
 out="$build/demo"
 mkdir -p "$out"
 
-if [ -d /usr/lib/ccache ]; then
-	export PATH="/usr/lib/ccache:$PATH"
-	export CCACHE_BASEDIR="$top" CCACHE_NOHASHDIR=true
-fi
+use_ccache
 note "building the kernel in build/kunit-arm64 (the test build, incremental)"
 start=$(date +%s)
 (cd "$tree" && python3 tools/testing/kunit/kunit.py build \

@@ -132,6 +132,17 @@ def checks(log, dumps):
     def check(ok, what):
         res.append((bool(ok), what))
 
+    def nodes_grew(when, what):
+        """Every node above the cores entered a state since the dump @when."""
+        before = model(files(dumps.get(when, [])))
+        if not before:
+            check(False, f"the workload dumped its counters {when}")
+            return
+        for node, info in sorted(mod["nodes"].items()):
+            if info["level"]:
+                a, b = node_entries(before, node), node_entries(mod, node)
+                check(b > a, f"{node} powers down {what} ({b - a} entries)")
+
     end = files(dumps.get("end", []))
     if not end:
         check(False, "the workload ran to its end")
@@ -167,14 +178,7 @@ def checks(log, dumps):
                   f"{mod['suspends']})")
         else:
             check(False, "the workload dumped its start and its steady phase")
-        before = model(files(dumps.get("after hotplug", [])))
-        if before:
-            for node, info in sorted(mod["nodes"].items()):
-                if info["level"] == 0:
-                    continue
-                a, b = node_entries(before, node), node_entries(mod, node)
-                check(b > a, f"{node} powers down after the CPU 1 offline/online "
-                      f"cycle ({b - a} entries since)")
+        nodes_grew("after hotplug", "after the CPU 1 offline/online cycle")
         s2 = files(dumps.get("before s2idle", []))
         check(any("idle-workload: back from suspend-to-idle" in line for line in log),
               "the system suspended to idle and woke up")
@@ -187,14 +191,7 @@ def checks(log, dumps):
         check(deepest and len(grown) == len(deepest),
               f"every CPU entered its deepest state in suspend-to-idle "
               f"({len(grown)} of {len(deepest)})")
-        before = model(s2)
-        if before:
-            for node, info in sorted(mod["nodes"].items()):
-                if info["level"] == 0:
-                    continue
-                a, b = node_entries(before, node), node_entries(mod, node)
-                check(b > a, f"{node} powers down across suspend-to-idle "
-                      f"({b - a} entries)")
+        nodes_grew("before s2idle", "across suspend-to-idle")
     elif mod:
         check(not osi, "the kernel and the firmware model agree on PC mode")
     if mod:

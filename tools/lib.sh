@@ -13,6 +13,16 @@ note() { printf '%s: %s\n' "${0##*/}" "$*" >&2; }
 # The Debian version of the installed kernel source, e.g. 6.1.192-3.
 source_version() { dpkg-query -W -f='${Version}' linux-source-6.1 2>/dev/null; }
 
+# Compile through ccache when it is installed, hashing paths relative to the
+# checkout, so that a fresh clone in another folder (as CI's) hits the cache
+# of an earlier build.
+use_ccache() {
+	if [ -d /usr/lib/ccache ]; then
+		export PATH="/usr/lib/ccache:$PATH"
+		export CCACHE_BASEDIR="$top" CCACHE_NOHASHDIR=true
+	fi
+}
+
 # git in the generated kernel tree.
 tgit() { git -C "$tree" "$@"; }
 

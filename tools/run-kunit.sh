@@ -9,12 +9,7 @@ set -euo pipefail
 out="$build/kunit-arm64"
 mkdir -p "$out"
 
-# ccache: hash paths relative to the checkout, so that a fresh clone in
-# another folder (as CI's) hits the cache of an earlier build.
-if [ -d /usr/lib/ccache ]; then
-	export PATH="/usr/lib/ccache:$PATH"
-	export CCACHE_BASEDIR="$top" CCACHE_NOHASHDIR=true
-fi
+use_ccache
 
 cd "$tree"
 rc=0
