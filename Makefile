@@ -6,7 +6,7 @@
 SHELL := /bin/bash
 T := tools
 
-.PHONY: help deps tree tree-reset export demo test check each-patch mutants bench ci clean
+.PHONY: help deps tree tree-reset export demo test check each-patch mutants bench bench-cputime x86 ci clean
 
 help: ## this list
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/' | expand -t 14
@@ -47,6 +47,14 @@ mutants: deps ## break each tested rule in turn and show which cases catch it
 bench: deps ## instructions per governor decision, 6.1 vs the series (4 and 64 CPUs)
 	@$(T)/make-tree.sh --ensure
 	@$(T)/bench-governor.sh
+
+bench-cputime: deps ## instructions per tick of CPU time accounting: 6.1, scaled time off and on
+	@$(T)/make-tree.sh --ensure
+	@$(T)/bench-cputime.sh
+
+x86: deps ## build the series for x86-64 (defconfig + scaled CPU time and its suite)
+	@$(T)/make-tree.sh --ensure
+	@$(T)/build-x86.sh
 
 ci: check test ## what .ci/run does
 

@@ -11,28 +11,16 @@ set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
 [ -d "$tree/.git" ] || die "no build/linux: run make tree first"
-src="$build/bench-src"
 out="$build/bench"
 mkdir -p "$out"
-[ -d "$src" ] || tgit worktree add -q --detach "$src" base
 use_ccache
 
 "$top/tools/build-guest.sh" "$top/tools/bench/init.c" "$out"
+sed "s|@INITRAMFS@|$out/initramfs.list|" "$top/tools/bench/bench.config" > "$out/bench.config"
 
 build_kernel() { # <name> <commit>
-	local name=$1 commit=$2 kout="$out/kernel-$1"
-	git -C "$src" checkout -q --detach "$commit"
-	cp "$top/tools/bench/genpd-gov-bench.c" "$src/drivers/base/power/"
-	echo 'obj-y += genpd-gov-bench.o' >> "$src/drivers/base/power/Makefile"
-	sed "s|@INITRAMFS@|$out/initramfs.list|" "$top/tools/bench/bench.config" > "$out/bench.config"
-	mkdir -p "$kout"
-	make -s -C "$src" ARCH=arm64 CROSS_COMPILE=aarch64-linux-gnu- O="$kout" \
-		KCONFIG_ALLCONFIG="$out/bench.config" allnoconfig >/dev/null
-	make -s -C "$src" ARCH=arm64 CROSS_COMPILE=aarch64-linux-gnu- O="$kout" \
-		-j"$(nproc)" Image.gz
-	# Leave the worktree clean for the next checkout.
-	git -C "$src" checkout -q -- drivers/base/power/Makefile
-	rm -f "$src/drivers/base/power/genpd-gov-bench.c"
+	bench_kernel "$2" genpd-gov-bench.c drivers/base/power "$out/bench.config" \
+		"$out/kernel-$1"
 }
 
 boot() { # <name> <cpus>

@@ -20,12 +20,8 @@
 set -uo pipefail
 . "$(dirname "$0")/lib.sh"
 
-kout="$build/kunit-arm64"
 out="$build/topologies"
 mkdir -p "$out"
-cmd=$(sed -n 's/^\$ \(qemu-system-aarch64 .*\)$/\1/p' "$kout/kunit.py.log" | tail -1)
-[ -n "$cmd" ] || die "no QEMU command in build/kunit-arm64/kunit.py.log"
-eval "base_args=($cmd)"
 "$top/tools/build-guest.sh" || die "cannot build the guest's init"
 
 n=0
@@ -34,29 +30,13 @@ check() { # <ok?> <description>
 	if [ "$1" = 0 ]; then echo "ok $n $2"; else echo "not ok $n $2"; fi
 }
 
-# kunit.py's command with the topology's CPUs, command line and init.
-qemu_for() { # <cpus> <extra command line>
-	local i
-	qemu_args=()
-	for ((i = 0; i < ${#base_args[@]}; i++)); do
-		case "${base_args[i]}" in
-		-smp) qemu_args+=(-smp "$1"); i=$((i + 1)) ;;
-		-append)
-			qemu_args+=(-append "${base_args[i + 1]/kunit_shutdown=reboot/kunit_shutdown=none} rdinit=/init $2")
-			i=$((i + 1)) ;;
-		*) qemu_args+=("${base_args[i]}") ;;
-		esac
-	done
-	qemu_args+=(-initrd "$build/guest/initramfs.cpio")
-}
-
 echo "KTAP version 1"
 for src in "$top"/kunit/topologies/*.dtsi; do
 	name=$(basename "$src" .dtsi)
 	dtb="$out/$name.dtb" log="$out/$name.log"
 	cpus=$(sed -n 's/^ \* cpus: //p' "$src")
 	cpus=${cpus:-8}
-	qemu_for "$cpus" "$(sed -n 's/^ \* cmdline: //p' "$src")"
+	kunit_qemu_args "$cpus" "$(sed -n 's/^ \* cmdline: //p' "$src")" "$build/guest/initramfs.cpio"
 	read -ra extra <<< "$(sed -n 's/^ \* qemu: //p' "$src")"
 	qemu_args+=("${extra[@]}")
 	body=$(sed -n 's/^ \* source: //p' "$src")

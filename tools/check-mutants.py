@@ -22,6 +22,8 @@ HDR = 'include/linux/pm_domain.h'
 PSCI = 'drivers/cpuidle/cpuidle-psci.h'
 PSCI_C = 'drivers/cpuidle/cpuidle-psci.c'
 MODEL = 'drivers/firmware/psci/psci_fw_model.c'
+CPUTIME = 'kernel/sched/cputime.c'
+TASKSTATS = 'kernel/taskstats.c'
 
 # (name, file, text in the series, broken text)
 MUTANTS = [
@@ -95,6 +97,25 @@ MUTANTS = [
     ('model: powerdown above retention accepted', MODEL,
      'if (psci_fw_model_is_powerdown(local[i]) &&\n\t\t    !psci_fw_model_is_powerdown(local[i - 1]))',
      'if (0)'),
+    ('cputime: fraction of a nanosecond dropped', CPUTIME,
+     '\t*frac = low & (SCHED_CAPACITY_SCALE - 1);\n', '\t*frac = 0;\n'),
+    ('cputime: product not split', CPUTIME,
+     '\tlow = (cputime & (SCHED_CAPACITY_SCALE - 1)) * scale + *frac;\n'
+     '\t*scaled += (cputime >> SCHED_CAPACITY_SHIFT) * scale +\n'
+     '\t\t   (low >> SCHED_CAPACITY_SHIFT);\n',
+     '\tlow = cputime * scale + *frac;\n\t*scaled += low >> SCHED_CAPACITY_SHIFT;\n'),
+    ('cputime: scale above 1024 not clamped', CPUTIME,
+     '\tscale = min_t(unsigned long, scale, SCHED_CAPACITY_SCALE);\n', ''),
+    ('cputime: scale of CPU 0 whatever the CPU', CPUTIME,
+     'arch_scale_freq_capacity(smp_processor_id())', 'arch_scale_freq_capacity(0)'),
+    ('cputime: system time scaled into user time', CPUTIME,
+     '\taccount_scaled(&p->stimescaled, &p->stimescaled_frac, cputime);',
+     '\taccount_scaled(&p->utimescaled, &p->stimescaled_frac, cputime);'),
+    ('cputime: system time not scaled at the tick', CPUTIME,
+     '\tp->stime += cputime;\n\taccount_scaled_system_time(p, cputime);\n',
+     '\tp->stime += cputime;\n'),
+    ('taskstats: thread group without scaled time (6.1)', TASKSTATS,
+     '\tstats->ac_utimescaled += div_u64(utimescaled, NSEC_PER_USEC);\n', ''),
 ]
 
 

@@ -60,3 +60,45 @@ tree_matches_patches() {
 
 # Uncommitted changes in the tree, untracked files included.
 tree_dirty() { [ -n "$(tgit status --porcelain 2>/dev/null | head -1)" ]; }
+
+# The QEMU command kunit.py last ran (from build/kunit-arm64/kunit.py.log),
+# as the array qemu_args, with <cpus> CPUs, <extra> on the kernel command
+# line and <initrd> as the initramfs; no kunit_shutdown=reboot, so that the
+# guest's init runs after the suites.
+kunit_qemu_args() { # <cpus> <extra command line> <initrd>
+	local cmd i base_args
+	cmd=$(sed -n 's/^\$ \(qemu-system-aarch64 .*\)$/\1/p' "$build/kunit-arm64/kunit.py.log" | tail -1)
+	[ -n "$cmd" ] || die "no QEMU command in build/kunit-arm64/kunit.py.log"
+	eval "base_args=($cmd)"
+	qemu_args=()
+	for ((i = 0; i < ${#base_args[@]}; i++)); do
+		case "${base_args[i]}" in
+		-smp) qemu_args+=(-smp "$1"); i=$((i + 1)) ;;
+		-append)
+			qemu_args+=(-append "${base_args[i + 1]/kunit_shutdown=reboot/kunit_shutdown=none} rdinit=/init $2")
+			i=$((i + 1)) ;;
+		*) qemu_args+=("${base_args[i]}") ;;
+		esac
+	done
+	qemu_args+=(-initrd "$3")
+}
+
+# Benchmark kernels: <commit> of the tree, checked out in the worktree
+# build/bench-src, with tools/bench/<file.c> built into <dir> of the tree,
+# configured as allnoconfig plus the lines of <config>; Image.gz in <kout>.
+# The worktree is left clean for the next checkout.
+bench_kernel() { # <commit> <file.c> <dir> <config> <kout>
+	local src="$build/bench-src" name
+	name=$(basename "$2" .c)
+	[ -d "$src" ] || tgit worktree add -q --detach "$src" base
+	git -C "$src" checkout -q --detach "$1"
+	cp "$top/tools/bench/$2" "$src/$3/"
+	echo "obj-y += $name.o" >> "$src/$3/Makefile"
+	mkdir -p "$5"
+	make -s -C "$src" ARCH=arm64 CROSS_COMPILE=aarch64-linux-gnu- O="$5" \
+		KCONFIG_ALLCONFIG="$4" allnoconfig >/dev/null
+	make -s -C "$src" ARCH=arm64 CROSS_COMPILE=aarch64-linux-gnu- O="$5" \
+		-j"$(nproc)" Image.gz
+	git -C "$src" checkout -q -- "$3/Makefile"
+	rm -f "$src/$3/$2"
+}

@@ -27,13 +27,17 @@ if [ $rc -ne 0 ]; then
 	grep -E 'error:|ERROR|FAILED|\[FAILED\]|not ok|crashed|Kernel panic|timed out|Oops|WARNING' \
 		"$out/kunit.py.log" | head -40 >&2 || tail -20 "$out/kunit.py.log" >&2
 fi
-# The same kernel on each device-tree topology of kunit/topologies/.
+# The same kernel once more for the taskstats check of scaled CPU time (a
+# few seconds), and on each device-tree topology of kunit/topologies/.
+# TOPOLOGY_BOOTS=no skips the topologies (tools/check-mutants.py).
 boots=()
-# TOPOLOGY_BOOTS=no skips them (tools/check-mutants.py: the suites only).
-if [ "${TOPOLOGY_BOOTS:-yes}" != no ] &&
-	{ [ $rc -eq 0 ] || grep -q '^\$ qemu-system-aarch64' "$out/kunit.py.log"; }; then
-	"$top/tools/boot-topologies.sh" > "$out/topologies.ktap"
-	boots=(--ktap "topology_boots=$out/topologies.ktap")
+if [ $rc -eq 0 ] || grep -q '^\$ qemu-system-aarch64' "$out/kunit.py.log"; then
+	"$top/tools/boot-taskstats.sh" > "$out/taskstats.ktap"
+	boots=(--ktap "taskstats_boot=$out/taskstats.ktap")
+	if [ "${TOPOLOGY_BOOTS:-yes}" != no ]; then
+		"$top/tools/boot-topologies.sh" > "$out/topologies.ktap"
+		boots+=(--ktap "topology_boots=$out/topologies.ktap")
+	fi
 fi
 sum_rc=0
 "$top/tools/kunit-summary.py" "$out/results.json" --expect "$top/kunit/suites" \
