@@ -52,7 +52,7 @@ bench-cputime: deps ## instructions per tick of CPU time accounting: 6.1, scaled
 	@$(T)/make-tree.sh --ensure
 	@$(T)/bench-cputime.sh
 
-x86: deps ## build the series for x86-64 (defconfig + scaled CPU time and its suite)
+x86: deps ## build the series for x86-64 (defconfig + scaled CPU time) and run its suite in QEMU
 	@$(T)/make-tree.sh --ensure
 	@$(T)/build-x86.sh
 

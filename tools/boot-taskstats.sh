@@ -1,15 +1,25 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# End-to-end check of frequency-scaled CPU time: boot the kernel `make test`
-# just built (KUnit off) with tools/guest/taskstats-check.c as init and the
+# End-to-end check of frequency-scaled CPU time: boot a kernel built by
+# kunit.py (KUnit off) with tools/guest/taskstats-check.c as init and the
 # tree's tools/accounting/getdelays.c beside it. QEMU has no activity
 # counters, so scaled time must equal CPU time exactly, per thread and per
-# thread group, in taskstats and in getdelays' columns. Prints KTAP lines;
-# log: build/taskstats/boot.log.
+# thread group, in taskstats and in getdelays' columns. Prints KTAP lines
+# named NAME; log: build/NAME/boot.log.
+#
+#   boot-taskstats.sh [BUILD_DIR NAME [KERNEL COMMAND LINE]]
+#
+# Default: build/kunit-arm64 (the kernel of `make test`), taskstats. With
+# nohz_full= on the command line the guest must see those CPUs in
+# /sys/devices/system/cpu/nohz_full, and the kernel must account CPU time
+# with VIRT_CPU_ACCOUNTING_GEN.
 set -uo pipefail
 . "$(dirname "$0")/lib.sh"
 
-out="$build/taskstats"
+kout=${1:-$build/kunit-arm64}
+name=${2:-taskstats}
+cmdline=${3:-}
+out="$build/$name"
 log="$out/boot.log"
 mkdir -p "$out"
 "$top/tools/build-guest.sh" "$top/tools/guest/taskstats-check.c" "$out" \
@@ -18,23 +28,33 @@ mkdir -p "$out"
 n=0
 check() { # <ok?> <description>
 	n=$((n + 1))
-	if [ "$1" = 0 ]; then echo "ok $n $2"; else echo "not ok $n $2"; fi
+	if [ "$1" = 0 ]; then echo "ok $n $name: $2"; else echo "not ok $n $name: $2"; fi
 }
 
 echo "KTAP version 1"
-config="$build/kunit-arm64/.config"
-grep -qx 'CONFIG_FREQ_SCALED_CPUTIME=y' "$config" && grep -qx 'CONFIG_TASKSTATS=y' "$config"
-check $? "taskstats: the kernel has CONFIG_FREQ_SCALED_CPUTIME and CONFIG_TASKSTATS"
+want=(FREQ_SCALED_CPUTIME TASKSTATS)
+nohz=$(sed -n 's/.*nohz_full=\([^ ]*\).*/\1/p' <<< "$cmdline")
+[ -z "$nohz" ] || want+=(NO_HZ_FULL VIRT_CPU_ACCOUNTING_GEN)
+ok=0
+for opt in "${want[@]}"; do
+	grep -qx "CONFIG_$opt=y" "$kout/.config" || ok=1
+done
+check $ok "the kernel has ${want[*]/#/CONFIG_}"
 
-kunit_qemu_args 4 "kunit.enable=0" "$out/initramfs.cpio"
+kunit_qemu_args 4 "kunit.enable=0 $cmdline" "$out/initramfs.cpio" "$kout"
 timeout 120 "${qemu_args[@]}" < /dev/null > "$log" 2>&1
 tr -d '\r' < "$log" > "$out/boot.txt"
 grep -q '^taskstats-check: done' "$out/boot.txt"
-check $? "taskstats: the guest's check runs to its end"
+check $? "the guest's check runs to its end"
+
+if [ -n "$nohz" ]; then
+	grep -qx "taskstats-check: nohz_full CPUs: $nohz" "$out/boot.txt"
+	check $? "CPUs $nohz run without the tick (nohz_full), the busy threads on them"
+fi
 
 while read -r verdict what; do
 	[ "$verdict" = PASS ]
-	check $? "taskstats: $what"
+	check $? "$what"
 done < <(sed -n 's/^taskstats-check: \(PASS\|FAIL\) /\1 /p' "$out/boot.txt")
 
 # getdelays -d: under its "CPU TIME" header, utime, stime and the scaled
@@ -49,9 +69,9 @@ for what in thread "thread group"; do
 	read -r u s su ss rest <<< "$row"
 	[ -n "$ss" ] && [ -z "$rest" ] && [ "$u" -gt 0 ] && [ "$s" -gt 0 ] &&
 		[ "$u" = "$su" ] && [ "$s" = "$ss" ] 2>/dev/null
-	check $? "taskstats: getdelays -d $opt shows the $what's scaled times beside utime and stime (${row:-none})"
+	check $? "getdelays -d $opt shows the $what's scaled times beside utime and stime (${row:-none})"
 done
 
 ! grep -qE 'WARNING:|BUG:|Oops|Call trace:' "$out/boot.txt"
-check $? "taskstats: no warning or oops in the log"
+check $? "no warning or oops in the log"
 echo "1..$n"

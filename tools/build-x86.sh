@@ -4,7 +4,9 @@
 # its KUnit suite (which runs at boot when the kernel is booted), in a
 # worktree of build/linux at its HEAD (build/x86-src), into build/x86.
 # Prints the option lines of the resulting .config and where the scaled
-# accounting code landed in vmlinux.
+# accounting code landed in vmlinux, then boots the kernel in
+# qemu-system-x86_64 (TCG, 2 CPUs, no root file system) so that the suite
+# cputime_scaled runs on x86; its KTAP is in build/x86/boot.log.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
@@ -25,3 +27,10 @@ make -s -C "$src" ARCH=x86_64 O="$kout" -j"$(nproc)" bzImage
 nm "$kout/vmlinux" | grep -E ' (account_scaled_(user|system)_time|cputime_scaled_test_suite)$' ||
 	die "no scaled accounting in vmlinux"
 echo "build-x86: $kout/arch/x86/boot/bzImage"
+timeout 300 qemu-system-x86_64 -m 1024 -smp 2 -nographic -no-reboot \
+	-kernel "$kout/arch/x86/boot/bzImage" \
+	-append "console=ttyS0 panic=-1 kunit.filter_glob=cputime_scaled" \
+	< /dev/null > "$kout/boot.log" 2>&1 || true
+grep -a -E '^\[ *[0-9.]+\] +(not )?ok [0-9]+ ' "$kout/boot.log" | sed 's/^\[[^]]*\] //'
+grep -aq '^\[ *[0-9.]*\] # cputime_scaled: pass:[1-9][0-9]* fail:0 skip:0' "$kout/boot.log" ||
+	die "the suite cputime_scaled did not pass on x86 (build/x86/boot.log)"

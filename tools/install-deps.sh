@@ -8,6 +8,7 @@ set -euo pipefail
 pkgs=(
 	linux-source-6.1	# the kernel tree the series applies to
 	qemu-system-arm		# qemu-system-aarch64 runs every kernel we build
+	qemu-system-x86		# make x86 boots the x86-64 build for its suite
 	gcc-aarch64-linux-gnu binutils-aarch64-linux-gnu
 	gcc make flex bison bc libssl-dev libelf-dev
 	python3 python3-ply perl git xz-utils	# python3-ply: checkpatch runs spdxcheck.py

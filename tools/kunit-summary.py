@@ -30,6 +30,9 @@ def main():
     ap.add_argument('--out', help='also write the summary to this file')
     ap.add_argument('--ktap', action='append', default=[],
                     help='NAME=FILE: plain KTAP results counted as suite NAME')
+    ap.add_argument('--as-ktap', metavar='PREFIX',
+                    help='only print the cases of the JSON as plain KTAP '
+                    'lines named PREFIX: SUITE.CASE (no header, no plan)')
     args = ap.parse_args()
 
     expected = []
@@ -44,6 +47,13 @@ def main():
             walk(json.load(f), [], cases)
     except (OSError, ValueError) as e:
         print(f'kunit-summary: no results in {args.json}: {e}')
+
+    if args.as_ktap:
+        for i, (suite, case, status) in enumerate(cases, 1):
+            verdict = 'not ok' if status in ('FAIL', 'ERROR') else 'ok'
+            skip = ' # SKIP' if status == 'SKIP' else ''
+            print(f'{verdict} {i} {args.as_ktap}: {suite}.{case}{skip}')
+        return 0 if cases else 1
 
     for spec in args.ktap:
         name, _, path = spec.partition('=')

@@ -61,14 +61,15 @@ tree_matches_patches() {
 # Uncommitted changes in the tree, untracked files included.
 tree_dirty() { [ -n "$(tgit status --porcelain 2>/dev/null | head -1)" ]; }
 
-# The QEMU command kunit.py last ran (from build/kunit-arm64/kunit.py.log),
-# as the array qemu_args, with <cpus> CPUs, <extra> on the kernel command
-# line and <initrd> as the initramfs; no kunit_shutdown=reboot, so that the
-# guest's init runs after the suites.
-kunit_qemu_args() { # <cpus> <extra command line> <initrd>
-	local cmd i base_args
-	cmd=$(sed -n 's/^\$ \(qemu-system-aarch64 .*\)$/\1/p' "$build/kunit-arm64/kunit.py.log" | tail -1)
-	[ -n "$cmd" ] || die "no QEMU command in build/kunit-arm64/kunit.py.log"
+# The QEMU command kunit.py last ran in <build dir> (default
+# build/kunit-arm64; from its kunit.py.log), as the array qemu_args, with
+# <cpus> CPUs, <extra> on the kernel command line and <initrd> as the
+# initramfs; no kunit_shutdown=reboot, so that the guest's init runs after
+# the suites.
+kunit_qemu_args() { # <cpus> <extra command line> <initrd> [build dir]
+	local cmd i base_args log="${4:-$build/kunit-arm64}/kunit.py.log"
+	cmd=$(sed -n 's/^\$ \(qemu-system-aarch64 .*\)$/\1/p' "$log" | tail -1)
+	[ -n "$cmd" ] || die "no QEMU command in ${log#$top/}"
 	eval "base_args=($cmd)"
 	qemu_args=()
 	for ((i = 0; i < ${#base_args[@]}; i++)); do

@@ -28,15 +28,19 @@ if [ $rc -ne 0 ]; then
 		"$out/kunit.py.log" | head -40 >&2 || tail -20 "$out/kunit.py.log" >&2
 fi
 # The same kernel once more for the taskstats check of scaled CPU time (a
-# few seconds), and on each device-tree topology of kunit/topologies/.
-# TOPOLOGY_BOOTS=no skips the topologies (tools/check-mutants.py).
+# few seconds); a second kernel with nohz_full accounting, for its suite
+# and the same check; and the first on each device-tree topology of
+# kunit/topologies/. TOPOLOGY_BOOTS=no leaves out the last two
+# (tools/check-mutants.py).
 boots=()
 if [ $rc -eq 0 ] || grep -q '^\$ qemu-system-aarch64' "$out/kunit.py.log"; then
 	"$top/tools/boot-taskstats.sh" > "$out/taskstats.ktap"
 	boots=(--ktap "taskstats_boot=$out/taskstats.ktap")
 	if [ "${TOPOLOGY_BOOTS:-yes}" != no ]; then
+		"$top/tools/test-nohz-full.sh" > "$out/nohz-full.ktap"
 		"$top/tools/boot-topologies.sh" > "$out/topologies.ktap"
-		boots+=(--ktap "topology_boots=$out/topologies.ktap")
+		boots+=(--ktap "nohz_full=$out/nohz-full.ktap"
+			--ktap "topology_boots=$out/topologies.ktap")
 	fi
 fi
 sum_rc=0

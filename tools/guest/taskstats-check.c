@@ -7,10 +7,11 @@
  * (QEMU emulates neither AMU nor APERF/MPERF). Then run getdelays on the
  * same thread and group so that the log shows its columns.
  *
- * The busy loops run in a child process, which then blocks: reading a
- * running task's times races with its tick (taskstats reads the unscaled
- * and the scaled pair one after the other), a blocked task's cannot.
- * Prints "taskstats-check: PASS|FAIL <what>" lines, then "done".
+ * The busy loops run in a child process, on CPUs 1 and 2 (nohz_full in
+ * the nohz_full boot), which then blocks: reading a running task's times
+ * races with its tick (taskstats reads the unscaled and the scaled pair
+ * one after the other), a blocked task's cannot. Prints the nohz_full
+ * CPUs, "taskstats-check: PASS|FAIL <what>" lines, then "done".
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -18,6 +19,7 @@
 #include <linux/netlink.h>
 #include <linux/taskstats.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -83,10 +85,21 @@ static void busy(void)
 static int ready[2], release[2];
 static pid_t worker_tid;
 
+/* Run the calling thread on @cpu only: 1 and 2 are nohz_full if any. */
+static void pin(int cpu)
+{
+	cpu_set_t set;
+
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	sched_setaffinity(0, sizeof(set), &set);
+}
+
 static void *worker(void *unused)
 {
 	char c;
 
+	pin(2);
 	worker_tid = syscall(SYS_gettid);
 	busy();
 	/* Tell the parent our tid, then block until released. */
@@ -102,6 +115,7 @@ static void child(void)
 	pthread_t t;
 	char c;
 
+	pin(1);
 	busy();
 	pthread_create(&t, NULL, worker, NULL);
 	/* Blocks here, with the worker, until the parent has read both. */
@@ -242,6 +256,20 @@ static void getdelays(const char *opt, pid_t id)
 	printf("taskstats-check: getdelays done\n");
 }
 
+static void show_nohz_full(void)
+{
+	char cpus[64] = "";
+	FILE *f = fopen("/sys/devices/system/cpu/nohz_full", "r");
+
+	if (f) {
+		if (!fgets(cpus, sizeof(cpus), f))
+			cpus[0] = 0;
+		fclose(f);
+	}
+	cpus[strcspn(cpus, "\n")] = 0;
+	printf("taskstats-check: nohz_full CPUs: %s\n", cpus[0] ? cpus : "none");
+}
+
 int main(void)
 {
 	/*
@@ -256,6 +284,8 @@ int main(void)
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	mount("proc", "/proc", "proc", 0, NULL);
+	mount("sysfs", "/sys", "sysfs", 0, NULL);
+	show_nohz_full();
 	if (pipe(ready) || pipe(release))
 		return 1;
 	pid = fork();
