@@ -92,7 +92,8 @@ static void pin(int cpu)
 
 	CPU_ZERO(&set);
 	CPU_SET(cpu, &set);
-	sched_setaffinity(0, sizeof(set), &set);
+	check(!sched_setaffinity(0, sizeof(set), &set) && sched_getcpu() == cpu,
+	      "busy thread %ld runs on CPU %d", syscall(SYS_gettid), cpu);
 }
 
 static void *worker(void *unused)
