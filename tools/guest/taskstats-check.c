@@ -93,7 +93,7 @@ static void pin(int cpu)
 	CPU_ZERO(&set);
 	CPU_SET(cpu, &set);
 	check(!sched_setaffinity(0, sizeof(set), &set) && sched_getcpu() == cpu,
-	      "busy thread %ld runs on CPU %d", syscall(SYS_gettid), cpu);
+	      "thread %ld runs on CPU %d", syscall(SYS_gettid), cpu);
 }
 
 static void *worker(void *unused)
@@ -257,7 +257,54 @@ static void getdelays(const char *opt, pid_t id)
 	printf("taskstats-check: getdelays done\n");
 }
 
-static void show_nohz_full(void)
+static volatile int spinning, stop;
+static pid_t spinner_tid;
+
+static void *spinner(void *unused)
+{
+	pin(3);
+	spinner_tid = syscall(SYS_gettid);
+	spinning = 1;
+	while (!stop)
+		;
+	return NULL;
+}
+
+/*
+ * nohz_full only: a thread spinning in user space on a CPU without the
+ * tick is charged at its rare kernel entries; taskstats adds the time since
+ * the last one to its utime, and must add it to its scaled utime too.
+ * Scaled is read after unscaled, so with a scale of 1 it may be larger by
+ * the time between the two reads, never smaller.
+ */
+static void check_running(int fd, int family)
+{
+	struct taskstats ts;
+	pthread_t t;
+	int i, good = 0, reads = 5;
+
+	pin(0);
+	pthread_create(&t, NULL, spinner, NULL);
+	while (!spinning)
+		usleep(10000);
+	for (i = 0; i < reads; i++) {
+		usleep(300000);
+		if (get_stats(fd, family, TASKSTATS_CMD_ATTR_PID, spinner_tid, &ts))
+			continue;
+		printf("taskstats-check: running thread, read %d: utime %llu us, scaled utime %llu us\n",
+		       i + 1, (unsigned long long)ts.ac_utime,
+		       (unsigned long long)ts.ac_utimescaled);
+		good += ts.ac_utimescaled >= ts.ac_utime &&
+			ts.ac_utimescaled <= ts.ac_utime + 200000;
+	}
+	stop = 1;
+	pthread_join(t, NULL);
+	check(good == reads,
+	      "running thread on a nohz_full CPU: utime <= scaled utime <= utime + 200 ms in %d of %d reads",
+	      good, reads);
+}
+
+static int show_nohz_full(void)
 {
 	char cpus[64] = "";
 	FILE *f = fopen("/sys/devices/system/cpu/nohz_full", "r");
@@ -269,6 +316,7 @@ static void show_nohz_full(void)
 	}
 	cpus[strcspn(cpus, "\n")] = 0;
 	printf("taskstats-check: nohz_full CPUs: %s\n", cpus[0] ? cpus : "none");
+	return cpus[0] != 0;
 }
 
 int main(void)
@@ -281,12 +329,12 @@ int main(void)
 	unsigned long long min_us = BUSY_NS / 1000 / 3;
 	struct taskstats thread, group;
 	pid_t pid, tid;
-	int fd, family, ret;
+	int fd, family, ret, nohz_full;
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	mount("proc", "/proc", "proc", 0, NULL);
 	mount("sysfs", "/sys", "sysfs", 0, NULL);
-	show_nohz_full();
+	nohz_full = show_nohz_full();
 	if (pipe(ready) || pipe(release))
 		return 1;
 	pid = fork();
@@ -313,6 +361,8 @@ int main(void)
 		}
 		getdelays("-p", tid);
 		getdelays("-t", pid);
+		if (nohz_full)
+			check_running(fd, family);
 	}
 
 	/* One byte for each of the child's two threads. */
