@@ -66,6 +66,11 @@ for src in "$top"/kunit/topologies/*.dtsi; do
 
 	"$top/tools/idle-report.py" "$log" > "$out/$name.checks"
 	while read -r verdict what; do
+		if [ "$verdict" = SKIP ]; then
+			n=$((n + 1))
+			echo "ok $n $name: $what # SKIP"
+			continue
+		fi
 		[ "$verdict" = PASS ]
 		check $? "$name: $what"
 	done < "$out/$name.checks"
