@@ -25,11 +25,7 @@ mkdir -p "$out"
 "$top/tools/build-guest.sh" "$top/tools/guest/taskstats-check.c" "$out" \
 	"$tree/tools/accounting/getdelays.c" || die "cannot build the guest's programs"
 
-n=0
-check() { # <ok?> <description>
-	n=$((n + 1))
-	if [ "$1" = 0 ]; then echo "ok $n $name: $2"; else echo "not ok $n $name: $2"; fi
-}
+check() { ktap_check "$1" "$name: $2"; }
 
 echo "KTAP version 1"
 want=(FREQ_SCALED_CPUTIME TASKSTATS)
@@ -74,4 +70,4 @@ done
 
 ! grep -qE 'WARNING:|BUG:|Oops|Call trace:' "$out/boot.txt"
 check $? "no warning or oops in the log"
-echo "1..$n"
+echo "1..$ktap_n"

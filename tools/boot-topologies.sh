@@ -24,11 +24,7 @@ out="$build/topologies"
 mkdir -p "$out"
 "$top/tools/build-guest.sh" || die "cannot build the guest's init"
 
-n=0
-check() { # <ok?> <description>
-	n=$((n + 1))
-	if [ "$1" = 0 ]; then echo "ok $n $2"; else echo "not ok $n $2"; fi
-}
+check() { ktap_check "$@"; }
 
 echo "KTAP version 1"
 for src in "$top"/kunit/topologies/*.dtsi; do
@@ -67,12 +63,11 @@ for src in "$top"/kunit/topologies/*.dtsi; do
 	"$top/tools/idle-report.py" "$log" > "$out/$name.checks"
 	while read -r verdict what; do
 		if [ "$verdict" = SKIP ]; then
-			n=$((n + 1))
-			echo "ok $n $name: $what # SKIP"
+			check 0 "$name: $what # SKIP"
 			continue
 		fi
 		[ "$verdict" = PASS ]
 		check $? "$name: $what"
 	done < "$out/$name.checks"
 done
-echo "1..$n"
+echo "1..$ktap_n"

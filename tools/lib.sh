@@ -103,3 +103,11 @@ bench_kernel() { # <commit> <file.c> <dir> <config> <kout>
 	git -C "$src" checkout -q -- "$3/Makefile"
 	rm -f "$src/$3/$2"
 }
+
+# One KTAP result line: "ok N <description>" when <status> is 0, else
+# "not ok N ...", numbering from 1 in ktap_n.
+ktap_n=0
+ktap_check() { # <status> <description>
+	ktap_n=$((ktap_n + 1))
+	if [ "$1" = 0 ]; then echo "ok $ktap_n $2"; else echo "not ok $ktap_n $2"; fi
+}
