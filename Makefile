@@ -6,7 +6,7 @@
 SHELL := /bin/bash
 T := tools
 
-.PHONY: help deps tree tree-reset export demo test check each-patch mutants bench bench-cputime x86 ci clean
+.PHONY: help deps tree tree-reset export demo test kunit check check-configs kunit-tree fresh-check each-patch mutants bench bench-cputime x86 ci clean
 
 help: ## this list
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/' | expand -t 14
@@ -27,14 +27,29 @@ demo: deps ## boot the series in QEMU, OSI mode on a 1x4 topology, and print the
 	@$(T)/make-tree.sh --ensure
 	@$(T)/demo.sh
 
-test: deps ## build for arm64 and run every KUnit suite of the series in QEMU
+test: deps ## build for arm64, run every KUnit suite in QEMU, then the guest checks and topology boots
 	@$(T)/make-tree.sh --ensure
 	@$(T)/run-kunit.sh
+
+kunit: deps ## the inner loop: build incrementally and run the KUnit suites only
+	@$(T)/make-tree.sh --ensure
+	@$(T)/run-kunit.sh --suites-only
 
 check: deps ## checkpatch --strict, sign-offs, prefixes; the series applies in order; dt bindings
 	@$(T)/make-tree.sh --ensure
 	@$(T)/check-series.sh
 	@$(T)/check-bindings.sh
+
+check-configs: deps ## the series builds with KUNIT=n, KUNIT=m, and in arm64 defconfig (scaled time on, off)
+	@$(T)/make-tree.sh --ensure
+	@$(T)/check-configs.sh
+
+kunit-tree: deps ## kunit.py run --kunitconfig=DIR in build/linux for each suite's directory (ALLTESTS=yes: --alltests too)
+	@$(T)/make-tree.sh --ensure
+	@$(T)/run-kunit-tree.sh
+
+fresh-check: deps ## make demo then make test in a bare Debian 12 root (debootstrap, chroot)
+	@$(T)/fresh-check.sh
 
 each-patch: deps ## build and test every prefix of the series (bisectability)
 	@$(T)/make-tree.sh --ensure
@@ -58,5 +73,6 @@ x86: deps ## build the series for x86-64 (defconfig + scaled CPU time) and run i
 
 ci: check test ## what .ci/run does
 
-clean: ## remove build outputs, keep build/linux
-	rm -rf build/kunit-arm64
+clean: ## remove build outputs, keep build/linux (and build/fresh-root: rm it by hand, unmounted)
+	rm -rf build/kunit-arm64 build/kunit-nohz-full build/kunit-tree build/kunit-alltests \
+		build/configs build/topologies build/taskstats* build/demo build/guest

@@ -1,8 +1,9 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # The whole OS-initiated path at work: build the series' arm64 kernel (the
-# build of `make test`, incremental), boot it in QEMU with 4 CPUs on the
-# default topology (kunit/topologies/osi-1x4.dtsi, firmware model on, or
+# test kernel of `make test`: same options, same build directory, so
+# neither command rebuilds after the other; tools/build-kernel.sh), boot it
+# in QEMU with 4 CPUs on the default topology (kunit/topologies/osi-1x4.dtsi, firmware model on, or
 # DEMO_TOPOLOGY=NAME), with its QEMU options and
 # tools/guest/idle-workload.c as init, and print the report of
 # tools/idle-report.py. Exits non-zero if a check of the report fails: the
@@ -22,18 +23,12 @@ kout="$build/kunit-arm64"
 out="$build/demo"
 mkdir -p "$out"
 
-use_ccache
-note "building the kernel in build/kunit-arm64 (the test build, incremental)"
-start=$(date +%s)
-(cd "$tree" && python3 tools/testing/kunit/kunit.py build \
-	--arch=arm64 --cross_compile=aarch64-linux-gnu- \
-	--kunitconfig="$top/kunitconfig" --build_dir="$kout" \
-	--jobs="$(nproc)") > "$out/build.log" 2>&1 ||
-	{ tail -20 "$out/build.log" >&2; die "the build failed (build/demo/build.log)"; }
+"$top/tools/build-kernel.sh"
+note "building the guest's init and the device tree"
 "$top/tools/build-guest.sh"
 "$top/tools/graft-topology.sh" "$src" \
 	"$out/$topology.dtb" -machine virt -cpu cortex-a57 -smp $cpus -m 1024
-note "built in $(($(date +%s) - start)) s; booting $topology with $cpus CPUs"
+note "booting $topology with $cpus CPUs"
 
 start=$(date +%s)
 timeout 120 qemu-system-aarch64 -nodefaults -machine virt -cpu cortex-a57 \

@@ -10,11 +10,13 @@ pkgs=(
 	qemu-system-arm		# qemu-system-aarch64 runs every kernel we build
 	qemu-system-x86		# make x86 boots the x86-64 build for its suite
 	gcc-aarch64-linux-gnu binutils-aarch64-linux-gnu
+	libc6-dev-arm64-cross	# static arm64 libc for the guests' init (only a Recommends of the compiler)
 	gcc make flex bison bc libssl-dev libelf-dev
 	python3 python3-ply perl git xz-utils	# python3-ply: checkpatch runs spdxcheck.py
 	device-tree-compiler	# dtc, for the topologies
 	dt-schema yamllint	# make dt_binding_check
 	ccache			# fast rebuilds from a fresh clone
+	debootstrap		# make fresh-check: a bare Debian 12 root
 )
 
 missing=()

@@ -33,6 +33,9 @@ def main():
     ap.add_argument('--as-ktap', metavar='PREFIX',
                     help='only print the cases of the JSON as plain KTAP '
                     'lines named PREFIX: SUITE.CASE (no header, no plan)')
+    ap.add_argument('--counts', nargs='+', metavar='SUITE',
+                    help='only print one line with the passed/skipped/failed '
+                    'counts of these suites; fail if one did not run or failed')
     args = ap.parse_args()
 
     expected = []
@@ -47,6 +50,21 @@ def main():
             walk(json.load(f), [], cases)
     except (OSError, ValueError) as e:
         print(f'kunit-summary: no results in {args.json}: {e}')
+
+    if args.counts:
+        ok, parts = True, []
+        for name in args.counts:
+            got = [st for suite, _, st in cases if suite == name]
+            if not got:
+                parts.append(f'{name} did not run')
+                ok = False
+                continue
+            bad = sum(st in ('FAIL', 'ERROR') for st in got)
+            ok = ok and bad == 0
+            parts.append(f'{name} {got.count("PASS")} passed, '
+                         f'{got.count("SKIP")} skipped, {bad} failed')
+        print('; '.join(parts))
+        return 0 if ok else 1
 
     if args.as_ktap:
         for i, (suite, case, status) in enumerate(cases, 1):

@@ -23,6 +23,17 @@ use_ccache() {
 	fi
 }
 
+# kunit.py's options for the test kernel: the one kernel that make kunit,
+# make test and make demo build and boot (the series' kunitconfig, the QEMU
+# config with eight CPUs, build/kunit-arm64). Any difference between two
+# commands here would make each rebuild the other's kernel.
+kunit_opts=(--arch=arm64 --cross_compile=aarch64-linux-gnu-
+	--qemu_config="$top/kunit/qemu_configs/arm64_smp8.py"
+	--kunitconfig="$top/kunitconfig" --build_dir="$build/kunit-arm64")
+
+# Seconds as "M min S s".
+minsec() { printf '%d min %02d s' $(($1 / 60)) $(($1 % 60)); }
+
 # git in the generated kernel tree.
 tgit() { git -C "$tree" "$@"; }
 

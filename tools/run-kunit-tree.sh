@@ -1,0 +1,63 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# The suites as kernel developers run KUnit, in build/linux with nothing of
+# ours: `kunit.py run --arch=arm64 --kunitconfig=DIR` for each directory
+# that holds a suite of the series (its .kunitconfig), on kunit.py's own
+# arm64 QEMU (one CPU), then the same kernel with --qemu_args='-smp 8';
+# and with --alltests, `kunit.py run --arch=arm64 --alltests` (ALLTESTS=yes,
+# a large build). Prints one line per run with the counts of our suites;
+# fails if a suite of the directory did not run, or a case failed.
+# Build directories: build/kunit-tree (shared by the directories, so each
+# builds incrementally on the last), build/kunit-alltests.
+set -uo pipefail
+. "$(dirname "$0")/lib.sh"
+
+out="$build/kunit-tree"
+mkdir -p "$out"
+use_ccache
+# directory: the suites it must run
+declare -A suites=(
+	[drivers/base/power]="genpd_cpus genpd_cpu_gov"
+	[drivers/cpuidle]="psci_osi_composite psci_osi_sequences"
+	[drivers/firmware/psci]="psci_fw_model"
+	[kernel/sched]="cputime_scaled"
+)
+dirs=(drivers/base/power drivers/cpuidle drivers/firmware/psci kernel/sched)
+common=(--arch=arm64 --cross_compile=aarch64-linux-gnu- --timeout=600)
+
+# <label> <json> <suites...>: "ok" or "FAILED", per suite pass/skip/fail.
+report() {
+	local label=$1 json=$2 rc=0 line
+	shift 2
+	line=$("$top/tools/kunit-summary.py" "$json" --counts "$@") || rc=1
+	echo "kunit-tree: $([ $rc -eq 0 ] && echo ok || echo FAILED): $label: $line"
+	return $rc
+}
+
+bad=0
+for dir in "${dirs[@]}"; do
+	name=${dir//\//-}
+	start=$(date +%s)
+	(cd "$tree" && python3 tools/testing/kunit/kunit.py run "${common[@]}" \
+		--jobs="$(nproc)" --kunitconfig="$dir" --build_dir="$out" --json="$out/$name.json") \
+		> "$out/$name.log" 2>&1
+	report "--kunitconfig=$dir, 1 CPU ($(minsec $(($(date +%s) - start))))" \
+		"$out/$name.json" ${suites[$dir]} || bad=$((bad + 1))
+	(cd "$tree" && python3 tools/testing/kunit/kunit.py exec "${common[@]}" \
+		--qemu_args='-smp 8' --build_dir="$out" --json="$out/$name-smp8.json") \
+		> "$out/$name-smp8.log" 2>&1
+	report "--kunitconfig=$dir --qemu_args='-smp 8'" \
+		"$out/$name-smp8.json" ${suites[$dir]} || bad=$((bad + 1))
+done
+
+if [ "${ALLTESTS:-no}" = yes ]; then
+	all="$build/kunit-alltests"
+	mkdir -p "$all"
+	start=$(date +%s)
+	(cd "$tree" && python3 tools/testing/kunit/kunit.py run "${common[@]}" \
+		--jobs="$(nproc)" --alltests --build_dir="$all" --json="$all/results.json") > "$all/kunit.py.log" 2>&1
+	report "--alltests, 1 CPU ($(minsec $(($(date +%s) - start))))" "$all/results.json" \
+		genpd_cpus || bad=$((bad + 1))
+	echo "kunit-tree: --alltests, all suites: $("$top/tools/kunit-summary.py" "$all/results.json" | tail -1)"
+fi
+[ $bad -eq 0 ]
