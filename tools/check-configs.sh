@@ -6,7 +6,9 @@
 #   kunit-off        the test kernel's config with KUNIT=n, model on
 #                    (full vmlinux, with DEBUG_SECTION_MISMATCH, so modpost
 #                    reports any call from normal code into __init code)
-#   kunit-module     the test kernel's config with KUNIT=m (suites as modules)
+#   kunit-module     the test kernel's config with KUNIT=m: vmlinux and the
+#                    modules (the model's suite), so that modpost checks
+#                    what the suite uses is exported
 #   defconfig        arm64 defconfig, scaled CPU time off, model off
 #   defconfig-scaled arm64 defconfig with scaled CPU time and its suite
 # Build directories: build/configs/NAME; logs: build/configs/NAME.log.
@@ -60,7 +62,7 @@ configure() {
 	done
 }
 
-# <name> <what to build: objects|vmlinux> <base> <options...>
+# <name> <what to build: objects|vmlinux|modules> <base> <options...>
 check() {
 	local name=$1 what=$2 start rc=0
 	shift 2
@@ -70,6 +72,8 @@ check() {
 		configure "$name" "$@" &&
 		if [ "$what" = vmlinux ]; then
 			kmake "$out/$name" vmlinux
+		elif [ "$what" = modules ]; then
+			kmake "$out/$name" vmlinux modules
 		else
 			kmake "$out/$name" prepare && kmake "$out/$name" "${dirs[@]}"
 		fi
@@ -96,7 +100,7 @@ for name in "${want[@]}"; do
 	case "$name" in
 	kunit-off) check kunit-off vmlinux test KUNIT=n ARM_PSCI_FW_MODEL=y \
 		DEBUG_SECTION_MISMATCH=y ;;
-	kunit-module) check kunit-module objects test MODULES=y KUNIT=m \
+	kunit-module) check kunit-module modules test MODULES=y KUNIT=m \
 		ARM_PSCI_FW_MODEL=y ARM_PSCI_FW_MODEL_KUNIT_TEST=m ;;
 	defconfig) check defconfig objects defconfig FREQ_SCALED_CPUTIME=n \
 		ARM_PSCI_FW_MODEL=n ;;

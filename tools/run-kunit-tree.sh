@@ -4,8 +4,8 @@
 # ours: `kunit.py run --arch=arm64 --kunitconfig=DIR` for each directory
 # that holds a suite of the series (its .kunitconfig), on kunit.py's own
 # arm64 QEMU (one CPU), then the same kernel with --qemu_args='-smp 8';
-# and with --alltests, `kunit.py run --arch=arm64 --alltests` (ALLTESTS=yes,
-# a large build). Prints one line per run with the counts of our suites;
+# and with ALLTESTS=yes (a large build), `kunit.py run --arch=arm64
+# --alltests`, then the same with every directory's .kunitconfig added. Prints one line per run with the counts of our suites;
 # fails if a suite of the directory did not run, or a case failed.
 # Build directories: build/kunit-tree (shared by the directories, so each
 # builds incrementally on the last), build/kunit-alltests.
@@ -59,5 +59,13 @@ if [ "${ALLTESTS:-no}" = yes ]; then
 	report "--alltests, 1 CPU ($(minsec $(($(date +%s) - start))))" "$all/results.json" \
 		genpd_cpus || bad=$((bad + 1))
 	echo "kunit-tree: --alltests, all suites: $("$top/tools/kunit-summary.py" "$all/results.json" | tail -1)"
+	# The arm64-only suites join --alltests through their directories.
+	start=$(date +%s)
+	(cd "$tree" && python3 tools/testing/kunit/kunit.py run "${common[@]}" \
+		--jobs="$(nproc)" --alltests "${dirs[@]/#/--kunitconfig=}" --qemu_args='-smp 8' \
+		--build_dir="$all" --json="$all/results-dirs.json") > "$all/kunit.py-dirs.log" 2>&1
+	report "--alltests with each directory's .kunitconfig, 8 CPUs ($(minsec $(($(date +%s) - start))))" \
+		"$all/results-dirs.json" ${suites[@]} || bad=$((bad + 1))
+	echo "kunit-tree: --alltests with the directories, all suites: $("$top/tools/kunit-summary.py" "$all/results-dirs.json" | tail -1)"
 fi
 [ $bad -eq 0 ]
