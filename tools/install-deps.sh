@@ -12,7 +12,7 @@ pkgs=(
 	gcc-aarch64-linux-gnu binutils-aarch64-linux-gnu
 	libc6-dev-arm64-cross	# static arm64 libc for the guests' init (only a Recommends of the compiler)
 	gcc make flex bison bc libssl-dev libelf-dev
-	python3 python3-ply perl git xz-utils	# python3-ply: checkpatch runs spdxcheck.py
+	python3 python3-ply python3-git perl git xz-utils	# checkpatch runs spdxcheck.py, which imports both
 	device-tree-compiler	# dtc, for the topologies
 	dt-schema yamllint	# make dt_binding_check
 	ccache			# fast rebuilds from a fresh clone

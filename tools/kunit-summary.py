@@ -5,7 +5,7 @@
 Prints one line per suite, the skipped cases by name, and as the last line
 "kunit: N passed, M failed". Exits non-zero when a case failed or crashed,
 when no case ran, or when a suite named in the expected-suites file did not
-run at all.
+run at all or skipped a case (those count as failed).
 """
 
 import argparse
@@ -73,6 +73,9 @@ def main():
             print(f'{verdict} {i} {args.as_ktap}: {suite}.{case}{skip}')
         return 0 if cases else 1
 
+    # The test kernel has every CPU and option the suites need: a case of
+    # theirs that skips is a failure here, not a pass.
+    must_not_skip = list(expected)
     for spec in args.ktap:
         name, _, path = spec.partition('=')
         expected.append(name)
@@ -107,6 +110,12 @@ def main():
         if suite not in suites:
             lines.append(f'  missing: suite {suite} did not run')
             failed += 1
+            ok = False
+    for suite in must_not_skip:
+        n = suites.get(suite, {}).get('SKIP', 0)
+        if n:
+            lines.append(f'  skipped where every case must run: {n} cases of {suite}')
+            failed += n
             ok = False
     if passed == 0:
         lines.append('  no test case passed')
