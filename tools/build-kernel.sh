@@ -52,15 +52,15 @@ inputs=$(cat "$top/kunitconfig" "$top/kunit/qemu_configs/arm64_smp8.py" | sha1su
 if [ $# -eq 0 ] && [ -f "$out/.config" ] &&
 	[ "$(cat "$out/.kunit-inputs" 2>/dev/null)" = "$inputs" ] &&
 	[ -z "$(find "$tree" -name 'Kconfig*' -newer "$out/.kunit-inputs" -print -quit)" ]; then
-	cmd=(make -C "$tree" ARCH=arm64 CROSS_COMPILE=aarch64-linux-gnu- O="$out" --jobs="$(nproc)")
+	cmd=(kmake "$out")
 else
 	rm -f "$out/.kunit-inputs"
 	cmd=(python3 tools/testing/kunit/kunit.py build "${kunit_opts[@]}" --jobs="$(nproc)" "$@")
 fi
 note "building the test kernel in build/kunit-arm64 (${total:+from scratch, }log: build/kunit-arm64/build.log)"
-(cd "$tree" && exec "${cmd[@]}") > "$log" 2>&1 &
+(cd "$tree" && "${cmd[@]}") > "$log" 2>&1 &
 pid=$!
-trap 'kill $pid 2>/dev/null' EXIT
+trap 'pkill -P $pid 2>/dev/null; kill $pid 2>/dev/null' EXIT
 while kill -0 $pid 2>/dev/null; do
 	for ((i = 0; i < every; i++)); do
 		sleep 1

@@ -29,8 +29,6 @@ note "configuring the test kernel (build/configs/test)"
 	--build_dir="$out/test") > "$out/test.log" 2>&1 ||
 	die "kunit.py config failed (build/configs/test.log)"
 
-kmake() { make -C "$tree" ARCH=arm64 CROSS_COMPILE=aarch64-linux-gnu- O="$1" -j"$(nproc)" "${@:2}"; }
-
 # <name> <base: test|defconfig> <SYMBOL=y|m|n...>: configure
 # build/configs/NAME, and check that every option stayed as asked.
 configure() {

@@ -31,6 +31,11 @@ kunit_opts=(--arch=arm64 --cross_compile=aarch64-linux-gnu-
 	--qemu_config="$top/kunit/qemu_configs/arm64_smp8.py"
 	--kunitconfig="$top/kunitconfig" --build_dir="$build/kunit-arm64")
 
+# make in the generated tree for arm64 into build directory <dir>.
+kmake() { # <dir> [targets...]
+	make -C "$tree" ARCH=arm64 CROSS_COMPILE=aarch64-linux-gnu- O="$1" -j"$(nproc)" "${@:2}"
+}
+
 # Seconds as "M min S s".
 minsec() { printf '%d min %02d s' $(($1 / 60)) $(($1 % 60)); }
 
