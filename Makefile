@@ -6,7 +6,7 @@
 SHELL := /bin/bash
 T := tools
 
-.PHONY: help deps tree tree-reset export demo test kunit check check-configs kunit-tree fresh-check each-patch mutants bench bench-cputime x86 ci clean
+.PHONY: help deps tree tree-reset export demo test kunit check check-configs kunit-tree fresh-check repeat each-patch mutants bench bench-cputime x86 ci clean
 
 help: ## this list
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/' | expand -t 14
@@ -50,6 +50,11 @@ kunit-tree: deps ## kunit.py run --kunitconfig=DIR in build/linux for each suite
 
 fresh-check: deps ## make demo then make test in a bare Debian 12 root (debootstrap, chroot)
 	@$(T)/fresh-check.sh
+
+repeat: deps ## boot one topology COUNT times and print each boot's model counts (TOPOLOGY=osi-2x4-system COUNT=20)
+	@$(T)/make-tree.sh --ensure
+	@$(T)/build-kernel.sh
+	@$(T)/boot-repeat.sh $(or $(TOPOLOGY),osi-2x4-system) $(or $(COUNT),20)
 
 each-patch: deps ## build and test every prefix of the series (bisectability)
 	@$(T)/make-tree.sh --ensure

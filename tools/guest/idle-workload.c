@@ -163,20 +163,6 @@ static void suspend_to_idle(int seconds)
 	printf("idle-workload: back from suspend-to-idle\n");
 }
 
-/* The topology's command line may leave suspend-to-idle out. */
-static int s2idle_left_out(void)
-{
-	char cmdline[1024] = "";
-	FILE *f = fopen("/proc/cmdline", "r");
-
-	if (f) {
-		if (!fgets(cmdline, sizeof(cmdline), f))
-			cmdline[0] = 0;
-		fclose(f);
-	}
-	return strstr(cmdline, "idle_workload.s2idle=0") != NULL;
-}
-
 int main(void)
 {
 	int ncpus;
@@ -208,12 +194,8 @@ int main(void)
 	set_online(1, 1);
 	dump("after hotplug");
 	sleep_us(1500000);
-	if (s2idle_left_out()) {
-		printf("idle-workload: suspend-to-idle left out (idle_workload.s2idle=0)\n");
-	} else {
-		dump("before s2idle");
-		suspend_to_idle(2);
-	}
+	dump("before s2idle");
+	suspend_to_idle(2);
 	sleep_us(500000);
 	dump("end");
 

@@ -1,0 +1,66 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# Boot one topology of kunit/topologies/ COUNT times with the kernel `make
+# test` built (as tools/boot-topologies.sh boots it: same QEMU command,
+# graft, guest workload, topology header) and print, per boot, the firmware
+# model's counts at the end of the workload and the end-to-end checks that
+# failed. For races that show in one boot of many; not part of `make test`.
+# Exits non-zero when any boot had an invalid request or a failed check.
+#
+#   boot-repeat.sh [-j JOBS] TOPOLOGY [COUNT [EXTRA KERNEL ARGS]]
+#
+# e.g. boot-repeat.sh osi-2x4-system 20. Logs: build/repeat/TOPOLOGY-N.log.
+set -uo pipefail
+. "$(dirname "$0")/lib.sh"
+
+jobs=2
+if [ "${1:-}" = -j ]; then jobs=$2; shift 2; fi
+[ $# -ge 1 ] || die "usage: boot-repeat.sh [-j JOBS] TOPOLOGY [COUNT [EXTRA KERNEL ARGS]]"
+name=$1 count=${2:-20} extra=${3:-}
+src="$top/kunit/topologies/$name.dtsi"
+[ -f "$src" ] || die "no topology $name in kunit/topologies/"
+[ -f "$build/kunit-arm64/vmlinux" ] || die "no test kernel: run make test (or make kunit) first"
+out="$build/repeat"
+mkdir -p "$out"
+"$top/tools/build-guest.sh" || die "cannot build the guest's init"
+
+header() { sed -n "s/^ \* $1: //p" "$src"; }
+cpus=$(header cpus)
+cpus=${cpus:-8}
+kunit_qemu_args "$cpus" "$(header cmdline) $extra" "$build/guest/initramfs.cpio"
+read -ra more <<< "$(header qemu)"
+qemu_args+=("${more[@]}")
+body=$(header source)
+"$top/tools/graft-topology.sh" "${body:+$top/kunit/topologies/$body}${body:-$src}" \
+	"$out/$name.dtb" -machine virt -cpu cortex-a57 -smp "$cpus" -m 1024 \
+	2> "$out/$name.graft" || die "graft of $name failed (see ${out#$top/}/$name.graft)"
+
+boot() { # <n>
+	local log="$out/$name-$1.log"
+	timeout 600 "${qemu_args[@]}" -dtb "$out/$name.dtb" < /dev/null > "$log" 2>&1
+	"$top/tools/idle-report.py" "$log" > "$out/$name-$1.checks" 2>&1
+}
+
+trap 'kill $(jobs -p) 2>/dev/null' EXIT
+note "booting $name $count times, $jobs at a time${extra:+, with \"$extra\"}"
+start=$(date +%s)
+for ((n = 1; n <= count; n++)); do
+	while [ "$(jobs -rp | wc -l)" -ge "$jobs" ]; do wait -n || true; done
+	boot "$n" &
+done
+wait
+
+bad=0
+for ((n = 1; n <= count; n++)); do
+	log="$out/$name-$n.log"
+	# The model's last dump: "suspend requests: N denied: N invalid: N".
+	counts=$(grep "^suspend requests: " "$log" | tail -1 | tr -d "\r")
+	fails=$(grep -c '^FAIL ' "$out/$name-$n.checks")
+	grep -q 'idle-workload: done' "$log" || fails=$((fails + 1))
+	invalid=$(awk '{print $7}' <<< "$counts")
+	printf 'boot %2d: %s; %d failed checks\n' "$n" "${counts:-no model counts}" "$fails"
+	grep '^FAIL ' "$out/$name-$n.checks" | sed 's/^/         /'
+	[ "${invalid:-1}" = 0 ] && [ "$fails" = 0 ] || bad=$((bad + 1))
+done
+echo "$name: $((count - bad)) of $count boots without invalid requests or failed checks ($(minsec $(($(date +%s) - start))))"
+[ "$bad" = 0 ]
