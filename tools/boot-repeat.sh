@@ -10,6 +10,7 @@
 #   boot-repeat.sh [-j JOBS] TOPOLOGY [COUNT [EXTRA KERNEL ARGS]]
 #
 # e.g. boot-repeat.sh osi-2x4-system 20. Logs: build/repeat/TOPOLOGY-N.log.
+# BOOT_TIMEOUT (seconds, default 600) ends a boot that hangs.
 set -uo pipefail
 . "$(dirname "$0")/lib.sh"
 
@@ -30,14 +31,13 @@ cpus=${cpus:-8}
 kunit_qemu_args "$cpus" "$(header cmdline) $extra" "$build/guest/initramfs.cpio"
 read -ra more <<< "$(header qemu)"
 qemu_args+=("${more[@]}")
-body=$(header source)
-"$top/tools/graft-topology.sh" "${body:+$top/kunit/topologies/$body}${body:-$src}" \
+"$top/tools/graft-topology.sh" "$src" \
 	"$out/$name.dtb" -machine virt -cpu cortex-a57 -smp "$cpus" -m 1024 \
 	2> "$out/$name.graft" || die "graft of $name failed (see ${out#$top/}/$name.graft)"
 
 boot() { # <n>
 	local log="$out/$name-$1.log"
-	timeout 600 "${qemu_args[@]}" -dtb "$out/$name.dtb" < /dev/null > "$log" 2>&1
+	timeout "${BOOT_TIMEOUT:-600}" "${qemu_args[@]}" -dtb "$out/$name.dtb" < /dev/null > "$log" 2>&1
 	"$top/tools/idle-report.py" "$log" > "$out/$name-$1.checks" 2>&1
 }
 
@@ -60,7 +60,7 @@ for ((n = 1; n <= count; n++)); do
 	invalid=$(awk '{print $7}' <<< "$counts")
 	printf 'boot %2d: %s; %d failed checks\n' "$n" "${counts:-no model counts}" "$fails"
 	grep '^FAIL ' "$out/$name-$n.checks" | sed 's/^/         /'
-	[ "${invalid:-1}" = 0 ] && [ "$fails" = 0 ] || bad=$((bad + 1))
+	[ "${invalid:-0}" = 0 ] && [ "$fails" = 0 ] || bad=$((bad + 1))
 done
 echo "$name: $((count - bad)) of $count boots without invalid requests or failed checks ($(minsec $(($(date +%s) - start))))"
 [ "$bad" = 0 ]

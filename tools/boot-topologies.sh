@@ -13,7 +13,7 @@
 #
 # A topology source may say, in its header comment:
 #   cpus: N          boot N CPUs (default 8)
-#   source: FILE     graft FILE (of kunit/topologies/) instead of this one
+#   source: FILE     graft FILE (of kunit/topologies/), this file's body on top
 #   cmdline: ARGS    add ARGS to the kernel command line
 #   qemu: ARGS       add ARGS to QEMU's command line
 #   expect: TEXT     the log must have TEXT (exempt from the warning check)
@@ -27,7 +27,7 @@ mkdir -p "$out"
 # One topology's boot and checks, as lines "<status> <description>" in
 # build/topologies/NAME.results (numbered into KTAP at the end, in order).
 boot_one() { # <topology source>
-	local src=$1 name dtb log cpus body totals want verdict what
+	local src=$1 name dtb log cpus totals want verdict what
 	name=$(basename "$src" .dtsi)
 	check() { echo "$1 $2" >> "$out/$name.results"; }
 	: > "$out/$name.results"
@@ -37,9 +37,7 @@ boot_one() { # <topology source>
 	kunit_qemu_args "$cpus" "$(sed -n 's/^ \* cmdline: //p' "$src")" "$build/guest/initramfs.cpio"
 	read -ra extra <<< "$(sed -n 's/^ \* qemu: //p' "$src")"
 	qemu_args+=("${extra[@]}")
-	body=$(sed -n 's/^ \* source: //p' "$src")
-	body=${body:+$top/kunit/topologies/$body}
-	"$top/tools/graft-topology.sh" "${body:-$src}" "$dtb" -machine virt -cpu cortex-a57 \
+	"$top/tools/graft-topology.sh" "$src" "$dtb" -machine virt -cpu cortex-a57 \
 		-smp "$cpus" -m 1024 2> "$out/$name.graft"
 	check $? "$name: grafted onto QEMU's tree without new dtc warnings"
 	[ -f "$dtb" ] || return 0
