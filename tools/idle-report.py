@@ -67,6 +67,7 @@ def model(dump):
     if lines is None:
         return None
     m = {"nodes": {}, "states": {}, "last denied": "none", "last invalid": "none"}
+    table = None
     for line in lines:
         if line.startswith("mode: "):
             m["mode"] = line.split()[1]
@@ -84,12 +85,15 @@ def model(dump):
         elif line.startswith(("last denied: ", "last invalid: ")):
             key, value = line.split(": ", 1)
             m[key] = value
+        elif line.startswith("level "):
+            table = "nodes" if "denied" in line else "states"
         else:
             f = line.split()
-            if len(f) == 4 and f[0].isdigit():
+            if table == "nodes" and len(f) >= 4 and f[0].isdigit():
                 m["nodes"][f[1]] = {"level": int(f[0]), "denied": int(f[2]),
-                                    "invalid": int(f[3])}
-            elif len(f) == 5 and f[0].isdigit():
+                                    "invalid": int(f[3]),
+                                    "now": f[4] if len(f) > 4 else "?"}
+            elif table == "states" and len(f) == 5 and f[0].isdigit():
                 m["states"][(f[1], int(f[2]))] = (int(f[3]), int(f[4]))
     return m
 
@@ -145,21 +149,24 @@ def checks(log, dumps):
     def check(ok, what):
         res.append((bool(ok), what))
 
-    def nodes_grew(when, what):
-        """Every node above the cores entered a state since the dump @when,
-        or was down all along: off for genpd at both dumps, and no stay in
-        a state ended in between (the model's residency did not move)."""
+    def nodes_grew(when, what, until="end", skip=()):
+        """Every node above the cores (but @skip) entered a state between
+        the dumps @when and @until, or was down all along: off for genpd at
+        both dumps, and no stay in a state ended in between (the model's
+        residency did not move)."""
         before_dump = files(dumps.get(when, []))
-        before = model(before_dump)
-        if not before:
-            check(False, f"the workload dumped its counters {when}")
+        after_dump = files(dumps.get(until, []))
+        before, after = model(before_dump), model(after_dump)
+        if not before or not after:
+            check(False, f"the workload dumped its counters {when} and {until}")
             return
-        for node, info in sorted(mod["nodes"].items()):
-            if info["level"]:
-                a, b = node_entries(before, node), node_entries(mod, node)
+        for node, info in sorted(after["nodes"].items()):
+            if info["level"] and node not in skip:
+                a, b = node_entries(before, node), node_entries(after, node)
                 name = node.rsplit("/", 1)[-1]
-                stayed = (b == a and genpd_off(before_dump, name) and genpd_off(end, name)
-                          and node_residency(before, node) == node_residency(mod, node))
+                stayed = (b == a and genpd_off(before_dump, name)
+                          and genpd_off(after_dump, name)
+                          and node_residency(before, node) == node_residency(after, node))
                 check(b > a or stayed, f"{node} powers down {what} ({b - a} entries"
                       + (", down all along)" if stayed else ")"))
 
@@ -198,7 +205,24 @@ def checks(log, dumps):
                   f"{mod['suspends']})")
         else:
             check(False, "the workload dumped its start and its steady phase")
-        nodes_grew("after hotplug", "after the CPU 1 offline/online cycle")
+        nodes_grew("after hotplug", "after the CPU 1 offline/online cycle",
+                   until="before cluster offline" if "cluster offline" in dumps
+                   else "after storm")
+        if "cluster offline" in dumps:
+            off = model(files(dumps["cluster offline"]))
+            gone = [n for n, i in off["nodes"].items() if i["level"] and i["now"] == "off"]
+            check(len(gone) == 1,
+                  f"the model counts the offline cluster off ({' '.join(gone) or 'none'})")
+            others = [n for n, i in off["nodes"].items() if i["level"] == 1 and n not in gone]
+            nodes_grew("before cluster offline", "while another cluster is offline",
+                       until="cluster offline",
+                       skip=[n for n in off["nodes"] if n not in others])
+            nodes_grew("cluster offline", "after the cluster is back",
+                       until="after cluster offline")
+        storm = [line for line in log if line.startswith("idle-workload: hotplug storm: ")]
+        check(storm and storm[-1].endswith(" 0 failed"),
+              "the hotplug storm ran (" + (storm[-1].split(": ", 2)[2] if storm else "no") + ")")
+        nodes_grew("after storm", "after the hotplug storm", until="before s2idle")
         s2 = files(dumps.get("before s2idle", []))
         check(any("idle-workload: back from suspend-to-idle" in line for line in log),
               "the system suspended to idle and woke up")

@@ -2,10 +2,11 @@
 /*
  * The init of the topology boots and of `make demo`: a short mixed workload
  * (idle, periodic timers, bursts of work on some CPUs, CPU 1 taken offline
- * and back, suspend-to-idle for 2 s), with the idle statistics dumped at
- * the start, before and after the CPU hotplug cycle, before
- * suspend-to-idle and at the end, then power off. tools/idle-report.py reads
- * the console log.
+ * and back; with idle_workload.cluster=A-B on the command line, CPUs A-B,
+ * a whole cluster, offline while the others work and idle, then back; a
+ * hotplug storm; suspend-to-idle for 2 s), with the idle statistics dumped
+ * around each phase, then power off. tools/idle-report.py reads the
+ * console log.
  */
 #define _GNU_SOURCE
 #include <dirent.h>
@@ -139,14 +140,89 @@ static int write_file(const char *path, const char *text)
 	return 0;
 }
 
-static void set_online(int cpu, int online)
+static int set_online_quietly(int cpu, int online)
 {
 	char path[64];
 
 	snprintf(path, sizeof(path), "/sys/devices/system/cpu/cpu%d/online",
 		 cpu);
-	if (!write_file(path, online ? "1\n" : "0\n"))
+	return write_file(path, online ? "1\n" : "0\n");
+}
+
+static void set_online(int cpu, int online)
+{
+	if (!set_online_quietly(cpu, online))
 		printf("idle-workload: cpu%d online=%d\n", cpu, online);
+}
+
+/* idle_workload.cluster=A-B of the topology's command line, or 0. */
+static int cluster_cpus(int *first, int *last)
+{
+	char cmdline[1024] = "", *p;
+	FILE *f = fopen("/proc/cmdline", "r");
+
+	if (f) {
+		if (!fgets(cmdline, sizeof(cmdline), f))
+			cmdline[0] = 0;
+		fclose(f);
+	}
+	p = strstr(cmdline, "idle_workload.cluster=");
+	return p && sscanf(p, "idle_workload.cluster=%d-%d", first, last) == 2 &&
+	       *first > 0 && *first <= *last;
+}
+
+/*
+ * All CPUs of one cluster offline (never CPU 0) while CPU 0 works in
+ * bursts and the rest idle, then back online.
+ */
+static void cluster_offline(int first, int last)
+{
+	int cpu;
+
+	dump("before cluster offline");
+	for (cpu = first; cpu <= last; cpu++)
+		set_online(cpu, 0);
+	spawn(0, 1.0, 20000, 80000);
+	while (wait(NULL) > 0)
+		;
+	sleep_us(500000);
+	dump("cluster offline");
+	for (cpu = first; cpu <= last; cpu++)
+		set_online(cpu, 1);
+	sleep_us(1000000);
+	dump("after cluster offline");
+}
+
+/*
+ * CPUs 1 to @ncpus - 1 taken offline and online at random for @seconds,
+ * 10-100 ms apart, from a fixed seed: the same storm on every boot of a
+ * topology. CPU 0 stays online, so never all of them are off.
+ */
+static void hotplug_storm(int ncpus, double seconds)
+{
+	unsigned int seed = 20261203;
+	char online[64];
+	int cpu, changes = 0, failed = 0;
+
+	if (ncpus < 2 || ncpus > 64)
+		return;
+	memset(online, 1, sizeof(online));
+	for (double end = now() + seconds; now() < end;) {
+		cpu = 1 + rand_r(&seed) % (ncpus - 1);
+		if (set_online_quietly(cpu, !online[cpu]))
+			failed++;
+		else
+			online[cpu] = !online[cpu];
+		changes++;
+		sleep_us(10000 + rand_r(&seed) % 90000);
+	}
+	for (cpu = 1; cpu < ncpus; cpu++)
+		if (!online[cpu] && set_online_quietly(cpu, 1))
+			failed++;
+	printf("idle-workload: hotplug storm: %d changes, %d failed\n",
+	       changes, failed);
+	sleep_us(200000);
+	dump("after storm");
 }
 
 /* Suspend to idle for @seconds, woken by the RTC's alarm. */
@@ -165,7 +241,7 @@ static void suspend_to_idle(int seconds)
 
 int main(void)
 {
-	int ncpus;
+	int ncpus, first, last;
 
 	mount("proc", "/proc", "proc", 0, NULL);
 	mount("sysfs", "/sys", "sysfs", 0, NULL);
@@ -193,6 +269,10 @@ int main(void)
 	sleep_us(1000000);
 	set_online(1, 1);
 	dump("after hotplug");
+	sleep_us(1500000);
+	if (cluster_cpus(&first, &last) && last < ncpus)
+		cluster_offline(first, last);
+	hotplug_storm(ncpus, 10.0);
 	sleep_us(1500000);
 	dump("before s2idle");
 	suspend_to_idle(2);
