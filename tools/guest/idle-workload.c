@@ -279,6 +279,14 @@ int main(void)
 	sleep_us(500000);
 	dump("end");
 
+	/* A kernel with kmemleak: scan once and print what it found. */
+	if (!access("/sys/kernel/debug/kmemleak", F_OK) &&
+	    !write_file("/sys/kernel/debug/kmemleak", "scan\n")) {
+		printf("=== idle-workload: kmemleak ===\n");
+		cat("/sys/kernel/debug/kmemleak");
+		printf("=== idle-workload: end of kmemleak ===\n");
+	}
+
 	printf("idle-workload: done\n");
 	fflush(stdout);
 	sync();
