@@ -25,19 +25,12 @@ out="$build/repeat"
 mkdir -p "$out"
 "$top/tools/build-guest.sh" || die "cannot build the guest's init"
 
-header() { sed -n "s/^ \* $1: //p" "$src"; }
-cpus=$(header cpus)
-cpus=${cpus:-8}
-kunit_qemu_args "$cpus" "$(header cmdline) $extra" "$build/guest/initramfs.cpio"
-read -ra more <<< "$(header qemu)"
-qemu_args+=("${more[@]}")
-"$top/tools/graft-topology.sh" "$src" \
-	"$out/$name.dtb" -machine virt -cpu cortex-a57 -smp "$cpus" -m 1024 \
-	2> "$out/$name.graft" || die "graft of $name failed (see ${out#$top/}/$name.graft)"
+topology_boot "$src" "$out/$name.dtb" "$extra" ||
+	die "graft of $name failed (see ${out#$top/}/$name.dtb.graft)"
 
 boot() { # <n>
 	local log="$out/$name-$1.log"
-	timeout "${BOOT_TIMEOUT:-600}" "${qemu_args[@]}" -dtb "$out/$name.dtb" < /dev/null > "$log" 2>&1
+	timeout "${BOOT_TIMEOUT:-600}" "${qemu_args[@]}" < /dev/null > "$log" 2>&1
 	"$top/tools/idle-report.py" "$log" > "$out/$name-$1.checks" 2>&1
 }
 

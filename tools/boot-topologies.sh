@@ -27,29 +27,23 @@ mkdir -p "$out"
 # One topology's boot and checks, as lines "<status> <description>" in
 # build/topologies/NAME.results (numbered into KTAP at the end, in order).
 boot_one() { # <topology source>
-	local src=$1 name dtb log cpus totals want verdict what
+	local src=$1 name dtb log totals want verdict what
 	name=$(basename "$src" .dtsi)
 	check() { echo "$1 $2" >> "$out/$name.results"; }
 	: > "$out/$name.results"
 	dtb="$out/$name.dtb" log="$out/$name.log"
-	cpus=$(sed -n 's/^ \* cpus: //p' "$src")
-	cpus=${cpus:-8}
-	kunit_qemu_args "$cpus" "$(sed -n 's/^ \* cmdline: //p' "$src")" "$build/guest/initramfs.cpio"
-	read -ra extra <<< "$(sed -n 's/^ \* qemu: //p' "$src")"
-	qemu_args+=("${extra[@]}")
-	"$top/tools/graft-topology.sh" "$src" "$dtb" -machine virt -cpu cortex-a57 \
-		-smp "$cpus" -m 1024 2> "$out/$name.graft"
+	topology_boot "$src" "$dtb"
 	check $? "$name: grafted onto QEMU's tree without new dtc warnings"
 	[ -f "$dtb" ] || return 0
 
 	# In the background, so that a TERM from the parent (Ctrl-C) ends it.
-	timeout 600 "${qemu_args[@]}" -dtb "$dtb" < /dev/null > "$log" 2>&1 &
+	timeout 600 "${qemu_args[@]}" < /dev/null > "$log" 2>&1 &
 	trap 'kill $! 2>/dev/null' TERM
 	wait $!
 	grep -q 'idle-workload: done' "$log"
-	check $? "$name: the kernel boots, runs the suites and the workload to the end ($cpus CPUs)"
+	check $? "$name: the kernel boots, runs the suites and the workload to the end ($topology_cpus CPUs)"
 
-	sed -n 's/^ \* expect: //p' "$src" > "$out/$name.expect"
+	topology_header "$src" expect > "$out/$name.expect"
 	while IFS= read -r want; do
 		grep -qF -- "$want" "$log"
 		check $? "$name: log has \"$want\""

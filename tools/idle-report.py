@@ -149,8 +149,8 @@ def checks(log, dumps):
     def check(ok, what):
         res.append((bool(ok), what))
 
-    def nodes_grew(when, what, until="end", skip=()):
-        """Every node above the cores (but @skip) entered a state between
+    def nodes_grew(when, what, until="end", only=None):
+        """Every node above the cores (or of @only) entered a state between
         the dumps @when and @until, or was down all along: off for genpd at
         both dumps, and no stay in a state ended in between (the model's
         residency did not move)."""
@@ -161,7 +161,7 @@ def checks(log, dumps):
             check(False, f"the workload dumped its counters {when} and {until}")
             return
         for node, info in sorted(after["nodes"].items()):
-            if info["level"] and node not in skip:
+            if info["level"] and (only is None or node in only):
                 a, b = node_entries(before, node), node_entries(after, node)
                 name = node.rsplit("/", 1)[-1]
                 stayed = (b == a and genpd_off(before_dump, name)
@@ -215,8 +215,7 @@ def checks(log, dumps):
                   f"the model counts the offline cluster off ({' '.join(gone) or 'none'})")
             others = [n for n, i in off["nodes"].items() if i["level"] == 1 and n not in gone]
             nodes_grew("before cluster offline", "while another cluster is offline",
-                       until="cluster offline",
-                       skip=[n for n in off["nodes"] if n not in others])
+                       until="cluster offline", only=others)
             nodes_grew("cluster offline", "after the cluster is back",
                        until="after cluster offline")
         storm = [line for line in log if line.startswith("idle-workload: hotplug storm: ")]

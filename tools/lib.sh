@@ -100,6 +100,30 @@ kunit_qemu_args() { # <cpus> <extra command line> <initrd> [build dir]
 	qemu_args+=(-initrd "$3")
 }
 
+# A line of a topology source's header (" * <key>: VALUE"), or nothing.
+topology_header() { # <src> <key>
+	sed -n "s/^ \* $2: //p" "$1"
+}
+
+# The boot of topology <src> (kunit/topologies/NAME.dtsi) with the test
+# kernel: the array qemu_args (kunit_qemu_args with the header's CPU count,
+# default 8, its command line plus <extra>, its QEMU options, the guest's
+# init and -dtb <dtb>), and the topology grafted into <dtb>, dtc's output
+# in <dtb>.graft; its CPU count in topology_cpus. Returns
+# graft-topology.sh's status.
+topology_boot() { # <src> <dtb> [extra command line]
+	local cpus more
+	cpus=$(topology_header "$1" cpus)
+	cpus=${cpus:-8}
+	topology_cpus=$cpus
+	kunit_qemu_args "$cpus" "$(topology_header "$1" cmdline) ${3:-}" \
+		"$build/guest/initramfs.cpio"
+	read -ra more <<< "$(topology_header "$1" qemu)"
+	qemu_args+=("${more[@]}" -dtb "$2")
+	"$top/tools/graft-topology.sh" "$1" "$2" -machine virt -cpu cortex-a57 \
+		-smp "$cpus" -m 1024 2> "$2.graft"
+}
+
 # Benchmark kernels: <commit> of the tree, checked out in the worktree
 # build/bench-src, with tools/bench/<file.c> built into <dir> of the tree,
 # configured as allnoconfig plus the lines of <config>; Image.gz in <kout>.
