@@ -6,7 +6,7 @@
 SHELL := /bin/bash
 T := tools
 
-.PHONY: help deps tree tree-reset export demo test kunit check check-configs kunit-tree fresh-check repeat each-patch mutants bench bench-cputime x86 ci clean
+.PHONY: help deps tree tree-reset export demo test test-debug kunit check check-configs kunit-tree fresh-check repeat each-patch mutants bench bench-cputime x86 ci clean
 
 help: ## this list
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/' | expand -t 14
@@ -31,14 +31,19 @@ test: deps ## build for arm64, run every KUnit suite in QEMU, then the guest che
 	@$(T)/make-tree.sh --ensure
 	@$(T)/run-kunit.sh
 
+test-debug: deps ## make test on a debug kernel (lockdep, KASAN, UBSAN, KFENCE, kmemleak...): any report fails
+	@$(T)/make-tree.sh --ensure
+	@KERNEL_VARIANT=debug $(T)/run-kunit.sh
+
 kunit: deps ## the inner loop: build incrementally and run the KUnit suites only
 	@$(T)/make-tree.sh --ensure
 	@$(T)/run-kunit.sh --suites-only
 
-check: deps ## checkpatch --strict, sign-offs, prefixes; the series applies in order; dt bindings
+check: deps ## checkpatch --strict, sign-offs, prefixes; the series applies in order; dt bindings; sparse
 	@$(T)/make-tree.sh --ensure
 	@$(T)/check-series.sh
 	@$(T)/check-bindings.sh
+	@$(T)/check-sparse.sh
 
 check-configs: deps ## the series builds with KUNIT=n, KUNIT=m, and in arm64 defconfig (scaled time on, off)
 	@$(T)/make-tree.sh --ensure
@@ -76,8 +81,9 @@ x86: deps ## build the series for x86-64 (defconfig + scaled CPU time) and run i
 	@$(T)/make-tree.sh --ensure
 	@$(T)/build-x86.sh
 
-ci: check test ## what .ci/run does
+ci: check test-debug test ## what .ci/run does
 
 clean: ## remove build outputs, keep build/linux (and build/fresh-root: rm it by hand, unmounted)
-	rm -rf build/kunit-arm64 build/kunit-nohz-full build/kunit-tree build/kunit-alltests \
-		build/configs build/topologies build/taskstats* build/demo build/guest
+	rm -rf build/kunit-arm64 build/kunit-arm64-debug build/kunit-nohz-full build/kunit-tree build/kunit-alltests \
+		build/kunit-nohz-full-debug build/sparse build/configs build/topologies build/topologies-debug \
+		build/taskstats* build/demo build/guest

@@ -20,7 +20,7 @@ if [ "${1:-}" = -j ]; then jobs=$2; shift 2; fi
 name=$1 count=${2:-20} extra=${3:-}
 src="$top/kunit/topologies/$name.dtsi"
 [ -f "$src" ] || die "no topology $name in kunit/topologies/"
-[ -f "$build/kunit-arm64/vmlinux" ] || die "no test kernel: run make test (or make kunit) first"
+[ -f "$kout/vmlinux" ] || die "no test kernel: run make test (or make kunit) first"
 out="$build/repeat"
 mkdir -p "$out"
 "$top/tools/build-guest.sh" || die "cannot build the guest's init"

@@ -16,12 +16,13 @@
 set -uo pipefail
 . "$(dirname "$0")/lib.sh"
 
-kout=${1:-$build/kunit-arm64}
-name=${2:-taskstats}
+kout=${1:-$kout}
+name=${2:-taskstats$sfx}
 cmdline=${3:-}
 out="$build/$name"
 log="$out/boot.log"
 mkdir -p "$out"
+rm -f "$log"	# no log of an earlier run may stand in for this one's
 "$top/tools/build-guest.sh" "$top/tools/guest/taskstats-check.c" "$out" \
 	"$tree/tools/accounting/getdelays.c" || die "cannot build the guest's programs"
 

@@ -9,7 +9,8 @@
 # the log; nothing else warns or fails; the KUnit suites pass on that
 # topology too; and the end-to-end checks of tools/idle-report.py (OSI
 # mode, domain states entered, no invalid request, rejections are genuine
-# denials, the PSCI checker). Logs: build/topologies/NAME.log.
+# denials, the PSCI checker). Logs: build/topologies/NAME.log (with
+# KERNEL_VARIANT=debug: build/topologies-debug/).
 #
 # A topology source may say, in its header comment:
 #   cpus: N          boot N CPUs (default 8)
@@ -20,7 +21,7 @@
 set -uo pipefail
 . "$(dirname "$0")/lib.sh"
 
-out="$build/topologies"
+out="$build/topologies$sfx"
 mkdir -p "$out"
 "$top/tools/build-guest.sh" || die "cannot build the guest's init"
 
@@ -32,6 +33,8 @@ boot_one() { # <topology source>
 	check() { echo "$1 $2" >> "$out/$name.results"; }
 	: > "$out/$name.results"
 	dtb="$out/$name.dtb" log="$out/$name.log"
+	# No log of an earlier run may stand in for this one's.
+	rm -f "$dtb" "$log"
 	topology_boot "$src" "$dtb"
 	check $? "$name: grafted onto QEMU's tree without new dtc warnings"
 	[ -f "$dtb" ] || return 0

@@ -11,7 +11,7 @@
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
-out="$build/kunit-arm64"
+out="$kout"
 log="$out/build.log"
 every=${BUILD_PROGRESS_SECONDS:-15}
 # Objects of a full build of the test kernel when none was recorded in this
@@ -48,7 +48,8 @@ progress() { # <final>
 # option of the kunitconfig stayed, before every build. When neither the
 # kunitconfig, nor the QEMU config, nor any Kconfig file of the tree changed
 # since the last build, make alone does the same work.
-inputs=$(cat "$top/kunitconfig" "$top/kunit/qemu_configs/arm64_smp8.py" | sha1sum)
+inputs=$(cat "$top/kunitconfig" ${variant:+"$top/kunit/$variant.kunitconfig"} \
+	"$top/kunit/qemu_configs/arm64_smp8.py" | sha1sum)
 if [ $# -eq 0 ] && [ -f "$out/.config" ] &&
 	[ "$(cat "$out/.kunit-inputs" 2>/dev/null)" = "$inputs" ] &&
 	[ -z "$(find "$tree" -name 'Kconfig*' -newer "$out/.kunit-inputs" -print -quit)" ]; then
@@ -57,7 +58,7 @@ else
 	rm -f "$out/.kunit-inputs"
 	cmd=(python3 tools/testing/kunit/kunit.py build "${kunit_opts[@]}" --jobs="$(nproc)" "$@")
 fi
-note "building the test kernel in build/kunit-arm64 (${total:+from scratch, }log: build/kunit-arm64/build.log)"
+note "building the test kernel in ${out#$top/} (${total:+from scratch, }log: ${log#$top/})"
 (cd "$tree" && "${cmd[@]}") > "$log" 2>&1 &
 pid=$!
 trap 'pkill -P $pid 2>/dev/null; kill $pid 2>/dev/null' EXIT
@@ -74,7 +75,7 @@ trap - EXIT
 [ -t 2 ] && progress yes
 if [ $rc -ne 0 ]; then
 	grep -E 'error:|Error [0-9]|ERROR|Missing:' "$log" | head -20 >&2 || tail -20 "$log" >&2
-	die "the build failed after $(minsec $(($(date +%s) - start))) (build/kunit-arm64/build.log)"
+	die "the build failed after $(minsec $(($(date +%s) - start))) (${log#$top/})"
 fi
 [ -z "$total" ] || find "$out" -name '*.o' | wc -l > "$out/.nr-objects"
 echo "$inputs" > "$out/.kunit-inputs"

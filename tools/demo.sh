@@ -19,7 +19,6 @@ cpus=$(sed -n 's/^ \* cpus: //p' "$src")
 cpus=${cpus:-4}
 # The QEMU options the topology asks for (-icount: see docs/topologies.md).
 read -ra extra <<< "$(sed -n 's/^ \* qemu: //p' "$src")"
-kout="$build/kunit-arm64"
 out="$build/demo"
 mkdir -p "$out"
 

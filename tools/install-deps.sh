@@ -16,6 +16,7 @@ pkgs=(
 	device-tree-compiler	# dtc, for the topologies
 	dt-schema yamllint	# make dt_binding_check
 	ccache			# fast rebuilds from a fresh clone
+	sparse			# make check: no new sparse warning in the files the series touches
 	debootstrap		# make fresh-check: a bare Debian 12 root
 )
 

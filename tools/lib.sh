@@ -23,13 +23,22 @@ use_ccache() {
 	fi
 }
 
+# The kernel's variant: none for the test kernel; KERNEL_VARIANT=debug for
+# the debug kernel of make test-debug, which adds kunit/debug.kunitconfig.
+# A variant's build directory and boot logs end in -VARIANT ($sfx).
+variant=${KERNEL_VARIANT:-}
+sfx=${variant:+-$variant}
+kout="$build/kunit-arm64$sfx"
+
 # kunit.py's options for the test kernel: the one kernel that make kunit,
 # make test and make demo build and boot (the series' kunitconfig, the QEMU
 # config with eight CPUs, build/kunit-arm64). Any difference between two
 # commands here would make each rebuild the other's kernel.
 kunit_opts=(--arch=arm64 --cross_compile=aarch64-linux-gnu-
 	--qemu_config="$top/kunit/qemu_configs/arm64_smp8.py"
-	--kunitconfig="$top/kunitconfig" --build_dir="$build/kunit-arm64")
+	--kunitconfig="$top/kunitconfig"
+	${variant:+--kunitconfig="$top/kunit/$variant.kunitconfig"}
+	--build_dir="$kout")
 
 # make in the generated tree for arm64 into build directory <dir>.
 kmake() { # <dir> [targets...]
@@ -83,7 +92,7 @@ tree_dirty() { [ -n "$(tgit status --porcelain 2>/dev/null | head -1)" ]; }
 # initramfs; no kunit_shutdown=reboot, so that the guest's init runs after
 # the suites.
 kunit_qemu_args() { # <cpus> <extra command line> <initrd> [build dir]
-	local cmd i base_args log="${4:-$build/kunit-arm64}/kunit.py.log"
+	local cmd i base_args log="${4:-$kout}/kunit.py.log"
 	cmd=$(sed -n 's/^\$ \(qemu-system-aarch64 .*\)$/\1/p' "$log" | tail -1)
 	[ -n "$cmd" ] || die "no QEMU command in ${log#$top/}"
 	eval "base_args=($cmd)"

@@ -4,8 +4,11 @@
 # series' KUnit suites in QEMU (eight CPUs) with `kunit.py exec`; then, in
 # the same kernel, the guest checks: taskstats over netlink, the nohz_full
 # boot (tools/test-nohz-full.sh) and one boot per device-tree topology
-# (tools/boot-topologies.sh). Keeps the raw log and the parsed results in
-# build/kunit-arm64/, and ends with "kunit: N passed, M failed".
+# (tools/boot-topologies.sh). Then every console log of the run is searched
+# for the reports of the kernel's checkers (tools/kernel-reports.py). Keeps
+# the raw log and the parsed results in build/kunit-arm64/ (with
+# KERNEL_VARIANT=debug, the debug kernel of make test-debug:
+# build/kunit-arm64-debug/), and ends with "kunit: N passed, M failed".
 #
 #   run-kunit.sh [--suites-only] [kunit.py exec options, e.g. a filter]
 #
@@ -14,7 +17,7 @@
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
-out="$build/kunit-arm64"
+out="$kout"
 boots=all
 if [ "${1:-}" = --suites-only ]; then
 	boots=none
@@ -32,7 +35,7 @@ if [ $rc -eq 0 ]; then
 	start=$(date +%s)
 	(cd "$tree" && python3 tools/testing/kunit/kunit.py exec "${kunit_opts[@]}" \
 		--timeout=600 --json="$out/results.json" "$@") > "$out/kunit.py.log" 2>&1 || rc=$?
-	note "kunit.py exec exited $rc after $(($(date +%s) - start)) s (log: build/kunit-arm64/kunit.py.log, raw KTAP: build/kunit-arm64/test.log)"
+	note "kunit.py exec exited $rc after $(($(date +%s) - start)) s (log: ${out#$top/}/kunit.py.log, raw KTAP: ${out#$top/}/test.log)"
 	if [ $rc -ne 0 ]; then
 		# Show what went wrong: a crash or the failing cases.
 		grep -E 'ERROR|FAILED|\[FAILED\]|not ok|crashed|Kernel panic|timed out|Oops|WARNING' \
@@ -53,6 +56,28 @@ if [ $boots != none ] && grep -qs '^\$ qemu-system-aarch64' "$out/kunit.py.log";
 		ktaps+=(--ktap "nohz_full=$out/nohz-full.ktap"
 			--ktap "topology_boots=$out/topologies.ktap")
 	fi
+fi
+# The kernel's checkers (lockdep, KASAN, UBSAN, kmemleak, WARN_ON...): any
+# report in any console log of this run fails it, naming what ran.
+logs=("suites=$out/test.log")
+if [ ${#ktaps[@]} -gt 0 ]; then
+	logs+=("taskstats_boot=$build/taskstats$sfx/boot.log")
+	if [ $boots = all ]; then
+		logs+=("nohz_full_suite=$build/kunit-nohz-full$sfx/test.log"
+			"nohz_full_taskstats=$build/taskstats-nohz-full$sfx/boot.log")
+		for f in "$top"/kunit/topologies/*.dtsi; do
+			f=${f##*/}
+			logs+=("topology_${f%.dtsi}=$build/topologies$sfx/${f%.dtsi}.log")
+		done
+	fi
+fi
+if grep -qs '^\$ qemu-system-aarch64' "$out/kunit.py.log"; then
+	# The debug kernel's workload boots must show their kmemleak scan.
+	req=()
+	[ "$variant" != debug ] || req=(--require "topology_:=== idle-workload: kmemleak ===")
+	"$top/tools/kernel-reports.py" "${req[@]}" "${logs[@]}" > "$out/reports.ktap" || rc=1
+	ktaps+=(--ktap "kernel_reports=$out/reports.ktap")
+	grep -A7 '^not ok' "$out/reports.ktap" >&2 || true
 fi
 sum_rc=0
 "$top/tools/kunit-summary.py" "$out/results.json" --expect "$top/kunit/suites" \

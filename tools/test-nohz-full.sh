@@ -10,8 +10,7 @@
 set -uo pipefail
 . "$(dirname "$0")/lib.sh"
 
-out="$build/kunit-nohz-full"
-kout="$build/kunit-arm64"
+out="$build/kunit-nohz-full$sfx"
 mkdir -p "$out"
 rm -f "$out/results.json" "$out/test.log"
 # kunit.py exec writes the console to test.log in the build directory:
@@ -28,8 +27,8 @@ mv "$out/main-test.log" "$kout/test.log" 2>/dev/null
 	grep -q 'NO_HZ: Full dynticks CPUs: 1-3\.' "$out/test.log"
 	ktap_check $? "nohz_full: the suite ran on a kernel with full dynticks on CPUs 1-3"
 	"$top/tools/kunit-summary.py" "$out/results.json" --as-ktap "nohz_full" ||
-		echo "not ok 1 nohz_full: the cputime_scaled suite runs (see build/kunit-nohz-full/kunit.py.log)"
-	"$top/tools/boot-taskstats.sh" "$kout" taskstats-nohz-full "nohz_full=1-3"
+		echo "not ok 1 nohz_full: the cputime_scaled suite runs (see ${out#$top/}/kunit.py.log)"
+	"$top/tools/boot-taskstats.sh" "$kout" "taskstats-nohz-full$sfx" "nohz_full=1-3"
 } | awk 'BEGIN { print "KTAP version 1" }
 	/^(not )?ok [0-9]+ / { n++; sub(/ok [0-9]+ /, "ok " n " "); print }
 	END { print "1.." n }'
