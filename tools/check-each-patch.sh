@@ -5,7 +5,8 @@
 # Options of kunitconfig and suites of kunit/suites that a patch has not yet
 # introduced are left out for the patches before it. Uses a worktree of
 # build/linux at build/each-patch and the build directory build/kunit-each.
-# EACH_FROM=N starts at patch N (the earlier ones were checked before).
+# EACH_FROM=N starts at patch N (the earlier ones were checked before);
+# EACH_ONLY="N M ..." checks only those patches (the ones a change touched).
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
@@ -19,6 +20,7 @@ bad=0 i=0
 for c in $(tgit rev-list --reverse base..HEAD); do
 	i=$((i + 1))
 	[ "$i" -ge "${EACH_FROM:-1}" ] || continue
+	[ -z "${EACH_ONLY:-}" ] || [[ " $EACH_ONLY " == *" $i "* ]] || continue
 	subj=$(tgit log -1 --format=%s "$c")
 	git -C "$wt" checkout -q --detach "$c"
 	# Keep the config options whose symbol exists in this tree.
