@@ -84,6 +84,14 @@ static void dump(const char *when)
 			}
 		}
 	printf("=== idle-workload: end of %s ===\n", when);
+	/*
+	 * The model once more: the CPUs kept idling while the files above
+	 * were read, so the cpuidle rejections read lie between the model's
+	 * denials read before them and those read now.
+	 */
+	printf("=== idle-workload: %s, model after ===\n", when);
+	cat("/sys/kernel/debug/psci_fw_model");
+	printf("=== idle-workload: end of %s, model after ===\n", when);
 	fflush(stdout);
 }
 
