@@ -6,7 +6,7 @@
 SHELL := /bin/bash
 T := tools
 
-.PHONY: help deps tree tree-reset export demo test test-debug kunit check check-configs kunit-tree fresh-check repeat each-patch mutants bench bench-cputime x86 ci clean
+.PHONY: help deps tree tree-reset export demo test test-debug test-boards check-dt dtbs kunit check check-configs kunit-tree fresh-check repeat each-patch mutants bench bench-cputime x86 ci clean
 
 help: ## this list
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/' | expand -t 14
@@ -34,6 +34,18 @@ test: deps ## build for arm64, run every KUnit suite in QEMU, then the guest che
 test-debug: deps ## make test on a debug kernel (lockdep, KASAN, UBSAN, KFENCE, kmemleak...): any report fails
 	@$(T)/make-tree.sh --ensure
 	@KERNEL_VARIANT=debug $(T)/run-kunit.sh
+
+test-boards: deps ## boot the in-tree corpus (kunit/boards): each board's idle topology with the model and the workload (KERNEL_VARIANT=debug: on the debug kernel)
+	@$(T)/make-tree.sh --ensure
+	@$(T)/test-boards.sh
+
+check-dt: deps ## check a board's idle topology in QEMU and print the report (DTB=board.dtb)
+	@$(T)/make-tree.sh --ensure
+	@$(T)/check-dt.sh $(or $(DTB),$(error DTB=board.dtb is needed; make dtbs DTBS=qcom/sdm845-db845c.dtb builds one))
+
+dtbs: deps ## build board DTBs from the tree into build/dtbs (DTBS="qcom/sdm845-db845c.dtb ...")
+	@$(T)/make-tree.sh --ensure
+	@$(T)/build-dtbs.sh $(or $(DTBS),$(error DTBS=vendor/board.dtb is needed))
 
 kunit: deps ## the inner loop: build incrementally and run the KUnit suites only
 	@$(T)/make-tree.sh --ensure
@@ -81,7 +93,7 @@ x86: deps ## build the series for x86-64 (defconfig + scaled CPU time) and run i
 	@$(T)/make-tree.sh --ensure
 	@$(T)/build-x86.sh
 
-ci: check test-debug test ## what .ci/run does
+ci: check test-debug test test-boards ## what .ci/run does (it also runs test-boards on the debug kernel)
 
 clean: ## remove build outputs, keep build/linux (and build/fresh-root: rm it by hand, unmounted)
 	rm -rf build/kunit-arm64 build/kunit-arm64-debug build/kunit-nohz-full build/kunit-tree build/kunit-alltests \

@@ -10,7 +10,9 @@
 # topology too; and the end-to-end checks of tools/idle-report.py (OSI
 # mode, domain states entered, no invalid request, rejections are genuine
 # denials, the PSCI checker). Logs: build/topologies/NAME.log (with
-# KERNEL_VARIANT=debug: build/topologies-debug/).
+# KERNEL_VARIANT=debug: build/topologies-debug/; TOPOLOGY_OUT=DIR: DIR).
+#
+#   boot-topologies.sh [TOPOLOGY.dtsi...]   (default: kunit/topologies/)
 #
 # A topology source may say, in its header comment:
 #   cpus: N          boot N CPUs (default 8)
@@ -21,7 +23,7 @@
 set -uo pipefail
 . "$(dirname "$0")/lib.sh"
 
-out="$build/topologies$sfx"
+out="${TOPOLOGY_OUT:-$build/topologies$sfx}"
 mkdir -p "$out"
 "$top/tools/build-guest.sh" || die "cannot build the guest's init"
 
@@ -75,7 +77,8 @@ boot_one() { # <topology source>
 # that depend on host timing have -icount (see docs/topologies.md).
 jobs=${BOOT_JOBS:-2}
 trap 'kill $(jobs -p) 2>/dev/null; pkill -P $$ 2>/dev/null' EXIT
-sources=("$top"/kunit/topologies/*.dtsi)
+sources=("$@")
+[ $# -gt 0 ] || sources=("$top"/kunit/topologies/*.dtsi)
 rm -f "$out"/*.results
 for src in "${sources[@]}"; do
 	while [ "$(jobs -rp | wc -l)" -ge "$jobs" ]; do wait -n || true; done

@@ -24,12 +24,15 @@ mirror=$(sed -n 's/^URIs: *\([^ ]*\/debian\)$/\1/p' "$sources" 2>/dev/null | hea
 # Unmount whatever is mounted under the root, deepest first; a root with a
 # mount left (an earlier run killed) must never be removed, or rm would
 # reach the host's /dev through it.
+# (findmnt -R lists nothing when the root itself is no mount point, as
+# here: mounts are found by their path instead.)
+mounts_under_root() { findmnt -rno TARGET | grep -E "^$root/" | sort -r; }
 unmount_all() {
 	local m
-	for m in $(findmnt -Rrno TARGET "$root" 2>/dev/null | sort -r); do
-		[ "$m" = "$root" ] || umount "$m" 2>/dev/null || umount -l "$m" || true
+	for m in $(mounts_under_root); do
+		umount "$m" 2>/dev/null || umount -l "$m" || true
 	done
-	[ -z "$(findmnt -Rrno TARGET "$root" 2>/dev/null | grep -vx "$root")" ]
+	[ -z "$(mounts_under_root)" ]
 }
 trap unmount_all EXIT
 bind() { mkdir -p "$root$1"; mount "${@:2}" "$root$1"; }

@@ -66,7 +66,8 @@ def model(dump):
     lines = dump.get("/sys/kernel/debug/psci_fw_model")
     if lines is None:
         return None
-    m = {"nodes": {}, "states": {}, "last denied": "none", "last invalid": "none"}
+    m = {"nodes": {}, "states": {}, "requests": [], "last denied": "none",
+         "last invalid": "none"}
     table = None
     for line in lines:
         if line.startswith("mode: "):
@@ -85,8 +86,15 @@ def model(dump):
         elif line.startswith(("last denied: ", "last invalid: ")):
             key, value = line.split(": ", 1)
             m[key] = value
+        elif line.startswith("stateids: "):
+            m["stateids"] = line.split()[1]
+        elif line.startswith("undeclared requests: "):
+            f = line.split()
+            m["undeclared"], m["undeclared_accepted"] = int(f[2]), int(f[4])
         elif line.startswith("level "):
             table = "nodes" if "denied" in line else "states"
+        elif line.startswith("request "):
+            table = "requests"
         else:
             f = line.split()
             if table == "nodes" and len(f) >= 4 and f[0].isdigit():
@@ -95,7 +103,21 @@ def model(dump):
                                     "now": f[4] if len(f) > 4 else "?"}
             elif table == "states" and len(f) == 5 and f[0].isdigit():
                 m["states"][(f[1], int(f[2]))] = (int(f[3]), int(f[4]))
+            elif table == "requests" and len(f) == 7 and f[0].startswith("0x"):
+                level = int(f[2])
+                m["requests"].append({
+                    "value": f[0], "level": level, "node": f[3],
+                    "state": (int(f[1], 16) >> (4 * level)) & 0xf,
+                    "accepted": int(f[4]), "denied": int(f[5]), "invalid": int(f[6])})
     return m
+
+
+def declared(m, node):
+    """The local states the device tree declares for @node (the model's
+    requests table), or None when the model does not show the table."""
+    if "stateids" not in m:
+        return None
+    return {r["state"] for r in m["requests"] if r["node"] == node}
 
 
 def domains(dump):
@@ -161,6 +183,10 @@ def checks(log, dumps):
             check(False, f"the workload dumped its counters {when} and {until}")
             return
         for node, info in sorted(after["nodes"].items()):
+            # A node the tree gives no enabled state is never asked to
+            # power down (checked once, with the states the model saw).
+            if info["level"] and declared(after, node) == set():
+                continue
             if info["level"] and (only is None or node in only):
                 a, b = node_entries(before, node), node_entries(after, node)
                 name = node.rsplit("/", 1)[-1]
@@ -190,10 +216,20 @@ def checks(log, dumps):
             if info["level"] == 0:
                 continue
             name = node.rsplit("/", 1)[-1]
-            want = len(doms.get(name, []))
             got = sum(1 for (n, s) in mod["states"] if n == node)
-            check(want and got == want,
-                  f"the model saw {node} in {got} distinct states, genpd has {want}")
+            tree = declared(mod, node)
+            if tree is None:
+                want = len(doms.get(name, []))
+                check(want and got == want,
+                      f"the model saw {node} in {got} distinct states, genpd has {want}")
+            else:
+                # A node whose states are all disabled in the tree: genpd
+                # powers it off with its default state, which asks the
+                # firmware for nothing.
+                check(got == len(tree) and (tree or len(doms.get(name, [])) == 1),
+                      f"the model saw {node} in {got} distinct states, the tree "
+                      f"declares {len(tree)} (genpd has {len(doms.get(name, []))})"
+                      + ("" if tree else ": no enabled state, never powered down"))
         start = model(files(dumps.get("start", [])))
         steady = model(files(dumps.get("before hotplug", [])))
         if start and steady:

@@ -25,7 +25,8 @@ def walk(group, path, cases):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__)
-    ap.add_argument('json', help='kunit.py --json output')
+    ap.add_argument('json', nargs='?',
+                    help='kunit.py --json output (none: only --ktap results)')
     ap.add_argument('--expect', help='file naming the suites that must run')
     ap.add_argument('--out', help='also write the summary to this file')
     ap.add_argument('--ktap', action='append', default=[],
@@ -46,8 +47,9 @@ def main():
 
     cases = []
     try:
-        with open(args.json) as f:
-            walk(json.load(f), [], cases)
+        if args.json:
+            with open(args.json) as f:
+                walk(json.load(f), [], cases)
     except (OSError, ValueError) as e:
         print(f'kunit-summary: no results in {args.json}: {e}')
 

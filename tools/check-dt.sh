@@ -1,0 +1,29 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# Check a board's CPU idle topology in QEMU: extract it from the board's
+# DTB (tools/dt-idle-topology.py), graft it onto QEMU's tree, boot the test
+# kernel with the firmware model and the workload (tools/boot-topologies.sh
+# with its checks), and print the report (tools/check-dt-report.py): the
+# requests Linux made per domain and state, the firmware's answers, the
+# states reached, what was changed in the tree, and a one-line verdict.
+# Exits 0 when every check passes, 1 when one fails, 2 when the tree
+# cannot be checked (the message names the node).
+#
+#   check-dt.sh BOARD.dtb      (make check-dt DTB=BOARD.dtb)
+set -uo pipefail
+. "$(dirname "$0")/lib.sh"
+
+[ $# -eq 1 ] || die "usage: check-dt.sh BOARD.dtb (make check-dt DTB=BOARD.dtb)"
+dtb=$1
+[ -f "$dtb" ] || die "$dtb: no such file"
+name=$(basename "$dtb" .dtb)
+out="$build/check-dt$sfx"
+mkdir -p "$out"
+rm -f "$out/$name".*
+
+note "extracting the idle topology of $dtb"
+"$top/tools/dt-idle-topology.py" "$dtb" "$out/$name.dtsi" || exit 2
+"$top/tools/build-kernel.sh" || die "the test kernel does not build"
+note "booting $name's idle topology with the firmware model and the workload"
+TOPOLOGY_OUT="$out" "$top/tools/boot-topologies.sh" "$out/$name.dtsi" > "$out/$name.ktap"
+"$top/tools/check-dt-report.py" "$dtb" "$out/$name.dtsi" "$out/$name.log" "$out/$name.ktap"
