@@ -57,7 +57,16 @@ class Node:
         return out
 
     def strings(self, prop):
-        return [item for kind, item in self.props.get(prop, []) if kind == "string"]
+        """A string list: dtc writes "a", "b" from a DTB as "a\\0b"."""
+        out = []
+        for kind, item in self.props.get(prop, []):
+            if kind == "string":
+                out += item.split("\\0")
+        return out
+
+    def disabled(self):
+        status = self.strings("status")
+        return bool(status) and status[0] not in ("okay", "ok")
 
 
 def parse_value(text, where):
@@ -157,9 +166,9 @@ class Board:
         while cells:
             provider = self.deref(node, "power-domains", cells[0])
             n = provider.cells("#power-domain-cells")
-            if n is None:
+            if n is None or len(n) != 1:
                 raise Refused(f"{node.path}: power-domains names {provider.path}, "
-                              "which has no #power-domain-cells")
+                              "which has no #power-domain-cells of one cell")
             if len(cells) < 1 + n[0]:
                 raise Refused(f"{node.path}: power-domains is shorter than "
                               f"{provider.path}'s #power-domain-cells ({n[0]})")
@@ -214,9 +223,12 @@ def extract(board):
     for cpu in cpus:
         states = board.phandles(cpu, "cpu-idle-states")
         pds = board.power_domains(cpu)
+        # As Linux (dev_pm_domain_attach_by_name(dev, "psci")) and the
+        # model: the entry named "psci"; without names, the only entry.
         names = cpu.strings("power-domain-names")
-        if "psci" in names:
-            pds = [pds[names.index("psci")]] if names.index("psci") < len(pds) else []
+        if names:
+            pds = ([pds[names.index("psci")]]
+                   if "psci" in names and names.index("psci") < len(pds) else [])
         elif len(pds) > 1:
             pds = []
         chain = []
@@ -228,6 +240,9 @@ def extract(board):
                 if not under(pd, psci):
                     raise Refused(f"{chain[-1][0].path}: its parent {pd.path} is not a "
                                   f"PSCI power domain (below {psci.path})")
+                if pd.parent is not psci:
+                    raise Refused(f"{pd.path}: a PSCI power domain that is not a child "
+                                  f"of {psci.path} (Linux registers only those)")
                 chain.append((pd, args))
                 parents = board.power_domains(pd)
                 if len(parents) > 1:
@@ -241,6 +256,16 @@ def extract(board):
     missing = [c.path for c, _, chain in out if not chain]
     if missing:
         raise Refused(f"{missing[0]}: no PSCI power domain, while other CPUs have one")
+    # The firmware model takes a CPU's own PSCI domain for the core; a
+    # domain that several CPUs attach to directly (a cluster without CPU
+    # domains, which Linux accepts) is not modelled yet.
+    for cpu, _, chain in out:
+        shared = [c.name for c, _, ch in out if ch[0][0] is chain[0][0]]
+        if len(shared) > 1:
+            raise Refused(f"{chain[0][0].path}: the PSCI domain of several CPUs "
+                          f"({', '.join(shared)}); the firmware model needs a domain "
+                          "of its own for each CPU (a cluster without CPU domains "
+                          "is not modelled yet)")
     return psci, out
 
 
@@ -249,7 +274,8 @@ def state_body(board, st, dropped):
     for prop in STATE_PROPS:
         if prop in st.props:
             lines.append(f"{prop} = {render(st.props[prop])};")
-    if "arm,psci-suspend-param" not in st.props:
+    # A disabled state is skipped by Linux, whatever it lacks.
+    if "arm,psci-suspend-param" not in st.props and not st.disabled():
         raise Refused(f"{st.path}: no arm,psci-suspend-param")
     if "local-timer-stop" in st.props:
         dropped.append(st.name)
@@ -348,8 +374,7 @@ def convert(dtb):
     changed.append("CPUs mapped in reg order: " + ", ".join(
         f"{cpu.name} -> cpu@{i}" for i, (cpu, _, _) in enumerate(cpus))
         + "; QEMU's CPU nodes get only cpu-idle-states and the PSCI power-domains")
-    disabled = [st.name for st in cpu_states + domain_states
-                if st.strings("status") and st.strings("status")[0] not in ("okay", "ok")]
+    disabled = [st.name for st in cpu_states + domain_states if st.disabled()]
     if disabled:
         notes.append(f"status \"disabled\" kept on {', '.join(disabled)}: Linux and "
                      "the model skip them (a domain left without a state is never "

@@ -26,7 +26,9 @@ mirror=$(sed -n 's/^URIs: *\([^ ]*\/debian\)$/\1/p' "$sources" 2>/dev/null | hea
 # reach the host's /dev through it.
 # (findmnt -R lists nothing when the root itself is no mount point, as
 # here: mounts are found by their path instead.)
-mounts_under_root() { findmnt -rno TARGET | grep -E "^$root/" | sort -r; }
+mounts_under_root() {
+	findmnt -rno TARGET | awk -v r="$(realpath -m "$root")/" 'index($0, r) == 1' | sort -r
+}
 unmount_all() {
 	local m
 	for m in $(mounts_under_root); do

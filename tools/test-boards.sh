@@ -22,12 +22,16 @@ mkdir -p "$out"
 "$top/tools/build-kernel.sh" || die "the test kernel does not build"
 corpus=($(grep -v '^[[:space:]]*\(#\|$\)' "$top/kunit/boards/corpus"))
 note "building ${#corpus[@]} board DTBs from the tree"
-mapfile -t dtbs < <("$top/tools/build-dtbs.sh" "${corpus[@]}") ||
-	die "the board DTBs do not build"
+list=$("$top/tools/build-dtbs.sh" "${corpus[@]}") || die "the board DTBs do not build"
+mapfile -t dtbs <<< "$list"
+[ ${#dtbs[@]} -eq ${#corpus[@]} ] && [ -n "${dtbs[0]}" ] ||
+	die "${#corpus[@]} corpus boards, ${#dtbs[@]} DTBs built"
+# Compiled sources apart: a boot writes its grafted DTB as $out/NAME.dtb.
+mkdir -p "$out/src"
 for dts in "$top"/kunit/boards/handwritten-*.dts; do
-	dtc -q -I dts -O dtb -o "$out/$(basename "$dts" .dts).dtb" "$dts" ||
+	dtc -q -I dts -O dtb -o "$out/src/$(basename "$dts" .dts).dtb" "$dts" ||
 		die "dtc fails on ${dts#$top/}"
-	dtbs+=("$out/$(basename "$dts" .dts).dtb")
+	dtbs+=("$out/src/$(basename "$dts" .dts).dtb")
 done
 
 # Extraction: one KTAP line per board; the boards that extract are booted.
@@ -48,17 +52,17 @@ for dtb in "${dtbs[@]}"; do
 	fi
 done
 # Malformed trees: refused (exit 2) with the message that names the node.
-echo "not a device tree blob" > "$out/not-a-dtb.dtb"
-for dts in "$top"/kunit/boards/refused-*.dts "$out/not-a-dtb.dtb"; do
+echo "not a device tree blob" > "$out/src/not-a-dtb.dtb"
+for dts in "$top"/kunit/boards/refused-*.dts "$out/src/not-a-dtb.dtb"; do
 	name=$(basename "${dts%.*}")
 	n=$((n + 1))
 	if [ "${dts##*.}" = dts ]; then
 		want=$(sed -n 's/^ \* refused: //p' "$dts")
-		dtc -q -I dts -O dtb -o "$out/$name.dtb" "$dts" || die "dtc fails on ${dts#$top/}"
+		dtc -q -I dts -O dtb -o "$out/src/$name.dtb" "$dts" || die "dtc fails on ${dts#$top/}"
 	else
 		want="dtc cannot read it as a DTB"
 	fi
-	"$top/tools/dt-idle-topology.py" "$out/$name.dtb" "$out/$name.dtsi" > "$out/$name.changes" 2>&1
+	"$top/tools/dt-idle-topology.py" "$out/src/$name.dtb" "$out/$name.dtsi" > "$out/$name.changes" 2>&1
 	st=$?
 	if [ $st -eq 2 ] && [ -n "$want" ] && grep -qF -- "$want" "$out/$name.changes" &&
 		! grep -q Traceback "$out/$name.changes"; then
@@ -68,6 +72,7 @@ for dts in "$top"/kunit/boards/refused-*.dts "$out/not-a-dtb.dtb"; do
 		echo "not ok $n $name: refused (exit $st, want 2) with \"$want\"" >> "$out/extract.ktap"
 	fi
 done
+[ ${#sources[@]} -gt 0 ] || die "no board extracted"
 note "booting ${#sources[@]} boards, two at a time"
 TOPOLOGY_OUT="$out" "$top/tools/boot-topologies.sh" "${sources[@]}" > "$out/boots.ktap"
 
