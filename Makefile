@@ -93,7 +93,7 @@ x86: deps ## build the series for x86-64 (defconfig + scaled CPU time) and run i
 	@$(T)/make-tree.sh --ensure
 	@$(T)/build-x86.sh
 
-ci: check test-debug test test-boards ## what .ci/run does (it also runs test-boards on the debug kernel)
+ci: check test-debug test test-boards ## what .ci/run does
 
 clean: ## remove build outputs, keep build/linux (and build/fresh-root: rm it by hand, unmounted)
 	rm -rf build/kunit-arm64 build/kunit-arm64-debug build/kunit-nohz-full build/kunit-tree build/kunit-alltests \
