@@ -73,7 +73,7 @@ for dts in "$top"/kunit/boards/refused-*.dts "$out/src/not-a-dtb.dtb"; do
 	fi
 done
 [ ${#sources[@]} -gt 0 ] || die "no board extracted"
-note "booting ${#sources[@]} boards, two at a time"
+note "booting ${#sources[@]} boards, ${BOOT_JOBS:-2} at a time"
 TOPOLOGY_OUT="$out" "$top/tools/boot-topologies.sh" "${sources[@]}" > "$out/boots.ktap"
 
 logs=()
