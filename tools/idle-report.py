@@ -278,6 +278,12 @@ def checks(log, dumps):
         check(mod["invalid"] == 0,
               f"the firmware model found {mod['invalid']} invalid requests"
               + (f" (last: {mod['last invalid']})" if mod["invalid"] else ""))
+        # cpuidle-psci holds a CPU's domain from before its CPU_ON: no
+        # sibling may ask for the domain while it boots.
+        if osi and "denied_booting" in mod:
+            check(mod["denied_booting"] == 0,
+                  f"no request denied while a core was booting "
+                  f"({mod['denied_booting']})")
         # Suspend-to-idle does not count rejections: compare before it.
         # The dump is not a snapshot: CPUs idle while its files are read,
         # the model first, then each CPU's cpuidle files, then the model
@@ -330,7 +336,9 @@ def report(log, dumps, res):
                 mod["states"].items(), key=lambda kv: (-mod["nodes"][kv[0][0]]["level"], kv[0])):
             kind = "retention" if state < 4 else "powerdown"
             print("  %-40s %2d %-9s %7d %14.1f" % (node, state, kind, entries, res_us / 1000))
-    print("\n== PM domains (genpd): usage, residency, above/below")
+    policy = end.get("/sys/module/genpd/parameters/cpu_policy", ["timers (6.1)"])
+    print("\n== PM domains (genpd): usage, residency, above/below; "
+          f"CPU governor policy: {policy[0].strip()}")
     print("  %-24s %-5s %10s %8s %8s %8s %8s" % ("domain", "state", "time_ms", "usage",
                                                "rejected", "above", "below"))
     for dom, rows in sorted(domains(end).items()):

@@ -61,6 +61,7 @@ static void dump(const char *when)
 	printf("=== idle-workload: %s ===\n", when);
 	cat("/sys/kernel/debug/psci_fw_model");
 	cat("/sys/kernel/debug/pm_genpd/pm_genpd_summary");
+	cat("/sys/module/genpd/parameters/cpu_policy");
 	cat_dir("/sys/kernel/debug/pm_genpd", "idle_states");
 	for (cpu = 0; cpu < 64; cpu++)
 		for (state = 0; state < 8; state++) {
