@@ -6,7 +6,7 @@
 SHELL := /bin/bash
 T := tools
 
-.PHONY: help deps tree tree-reset export demo test test-debug test-boards check-dt dtbs kunit check check-configs kunit-tree fresh-check repeat each-patch mutants bench bench-cputime x86 ci clean
+.PHONY: help deps tree tree-reset export demo test test-debug test-boards check-dt dtbs kunit check check-configs kunit-tree fresh-check repeat each-patch mutants bench bench-cputime sim x86 ci clean
 
 help: ## this list
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/' | expand -t 14
@@ -81,9 +81,13 @@ mutants: deps ## break each tested rule in turn and show which cases catch it
 	@$(T)/make-tree.sh --ensure
 	@$(T)/check-mutants.py
 
-bench: deps ## instructions per governor decision, 6.1 vs the series (4 and 64 CPUs)
+bench: deps ## instructions per governor decision: 6.1, the series, its "pending" policy (4-256 CPUs)
 	@$(T)/make-tree.sh --ensure
 	@$(T)/bench-governor.sh
+
+sim: deps ## replay idle traces through the kernel's domain-state decision: timers, pending and the oracle
+	@$(T)/make-tree.sh --ensure
+	@$(T)/governor-sim.py --synthetic $(TRACES)
 
 bench-cputime: deps ## instructions per tick of CPU time accounting: 6.1, scaled time off and on
 	@$(T)/make-tree.sh --ensure

@@ -4,9 +4,10 @@
 # and on the series, measured the same way: tools/bench/genpd-gov-bench.c is
 # built into each kernel (it is not part of the series) and counts with the
 # PMU's "instructions" event, which QEMU provides in icount mode. Each kernel
-# boots with 4 and with 64 CPUs in one domain. The series' boot also prints
-# the domain's debugfs files (a transcript of the idle period counters).
-# Results: build/bench/<kernel>-smp<N>.log, summary on stdout.
+# boots with BENCH_CPUS CPUs in one domain (default "4 16 64 256"); the
+# series also under genpd.cpu_policy=pending ("pending"). The series' boot
+# also prints the domain's debugfs files (a transcript of the idle period
+# counters). Results: build/bench/<kernel>-smp<N>.log, summary on stdout.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
@@ -23,19 +24,22 @@ build_kernel() { # <name> <commit>
 		"$out/kernel-$1"
 }
 
-boot() { # <name> <cpus>
+boot() { # <name> <cpus> [kernel] [extra command line]
 	local log="$out/$1-smp$2.log"
 	timeout 900 qemu-system-aarch64 -machine virt,gic-version=3 -cpu cortex-a57 \
 		-smp "$2" -m 1024 -icount shift=0 -nographic -no-reboot \
-		-kernel "$out/kernel-$1/arch/arm64/boot/Image.gz" \
-		-append "console=ttyAMA0 rdinit=/init" > "$log" 2>&1 || true
+		-kernel "$out/kernel-${3:-$1}/arch/arm64/boot/Image.gz" \
+		-append "console=ttyAMA0 rdinit=/init ${4:-}" > "$log" 2>&1 || true
 	grep -q 'genpd-gov-bench: cpus=' "$log" || die "no result in ${log#$top/}"
+	! grep -q 'Unknown kernel command line parameters.*genpd' "$log" ||
+		die "${log#$top/}: the kernel does not know ${4:-}"
 	printf '%-8s %s\n' "$1" "$(grep -o 'genpd-gov-bench: cpus=.*' "$log" | tr -d '\r')"
 }
 
 build_kernel 6.1 base
 build_kernel series "$(tgit rev-parse HEAD)"
-for n in 4 64; do
+for n in ${BENCH_CPUS:-4 16 64 256}; do
 	boot 6.1 "$n"
 	boot series "$n"
+	boot pending "$n" series genpd.cpu_policy=pending
 done

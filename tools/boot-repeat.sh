@@ -9,8 +9,11 @@
 #
 #   boot-repeat.sh [-j JOBS] TOPOLOGY [COUNT [EXTRA KERNEL ARGS]]
 #
+# TOPOLOGY is a name of kunit/topologies/ or the path of a topology source,
+# such as a board's build/boards/NAME.dtsi that make test-boards extracted.
 # e.g. boot-repeat.sh osi-2x4-system 20. Logs: build/repeat/TOPOLOGY-N.log.
-# BOOT_TIMEOUT (seconds, default 600) ends a boot that hangs.
+# BOOT_TIMEOUT (seconds, default 600) ends a boot that hangs; its vCPUs'
+# registers are saved first, in build/repeat/TOPOLOGY-N.regs.
 set -uo pipefail
 . "$(dirname "$0")/lib.sh"
 
@@ -19,7 +22,10 @@ if [ "${1:-}" = -j ]; then jobs=$2; shift 2; fi
 [ $# -ge 1 ] || die "usage: boot-repeat.sh [-j JOBS] TOPOLOGY [COUNT [EXTRA KERNEL ARGS]]"
 name=$1 count=${2:-20} extra=${3:-}
 src="$top/kunit/topologies/$name.dtsi"
-[ -f "$src" ] || die "no topology $name in kunit/topologies/"
+if [ -f "$name" ]; then
+	src=$name name=$(basename "$name" .dtsi)
+fi
+[ -f "$src" ] || die "no topology $name in kunit/topologies/ and no file $name"
 [ -f "$kout/vmlinux" ] || die "no test kernel: run make test (or make kunit) first"
 out="$build/repeat"
 mkdir -p "$out"
@@ -28,9 +34,31 @@ mkdir -p "$out"
 topology_boot "$src" "$out/$name.dtb" "$extra" ||
 	die "graft of $name failed (see ${out#$top/}/$name.dtb.graft)"
 
+# A boot that outlives BOOT_TIMEOUT has its vCPUs' registers saved to
+# NAME-N.regs (QEMU monitor "info registers -a") before it is ended, and
+# BOOT_HANG_HOOK, if set, is run first with the boot's gdbstub socket and
+# vmlinux (e.g. a gdb-multiarch script that reads the timers).
 boot() { # <n>
-	local log="$out/$name-$1.log"
-	timeout "${BOOT_TIMEOUT:-600}" "${qemu_args[@]}" < /dev/null > "$log" 2>&1
+	local log="$out/$name-$1.log" mon="$out/$name-$1.mon" gdb="$out/$name-$1.gdb"
+	local pid t=0
+	rm -f "$mon" "$gdb"
+	"${qemu_args[@]}" -monitor "unix:$mon,server,nowait" \
+		-gdb "unix:$gdb,server=on,wait=off" < /dev/null > "$log" 2>&1 &
+	pid=$!
+	while kill -0 "$pid" 2> /dev/null; do
+		if [ $t -ge "${BOOT_TIMEOUT:-600}" ]; then
+			[ -z "${BOOT_HANG_HOOK:-}" ] ||
+				$BOOT_HANG_HOOK "$gdb" "$kout/vmlinux" > "$out/$name-$1.hang" 2>&1
+			"$top/tools/qemu-monitor.py" "$mon" "info registers -a" \
+				> "$out/$name-$1.regs" 2>&1
+			kill "$pid"
+			break
+		fi
+		sleep 1
+		t=$((t + 1))
+	done
+	wait "$pid"
+	rm -f "$mon" "$gdb"
 	"$top/tools/idle-report.py" "$log" > "$out/$name-$1.checks" 2>&1
 }
 

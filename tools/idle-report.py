@@ -12,13 +12,19 @@ The checks, for a boot in OS-initiated mode:
   - every cpuidle rejection is a denial of the model (powerdown states resume
     successfully), and the model found no invalid request;
   - denials stay under DENIED_BOUND of the suspend requests while the
-    workload runs without CPU hotplug (a CPU being turned on runs for the
-    firmware before its PM domain device is active: every idle CPU asking
-    for the cluster then is denied, genuinely, so hotplug is not bounded).
-    The report shows how many denials came from a booting CPU and the
-    longest time any other blocking core had run since it woke; in QEMU
-    that time includes the host's scheduling of the vCPU threads, so it is
-    shown, not checked.
+    workload runs without CPU hotplug. The report shows the longest time
+    any blocking core had run since it woke; in QEMU that time includes
+    the host's scheduling of the vCPU threads, so it is shown, not checked;
+  - requests denied because of a core still booting (turned on, no
+    CPU_SUSPEND yet) are at most one per ten cores turned on. cpuidle-psci
+    holds a CPU's domain from before its CPU_ON (patch 0035), so what is
+    left is the race of the core's first idle entry: it has released its
+    domain, another core asks for the domain, and the firmware sees that
+    request before the booting core's own CPU_SUSPEND (measured: 0.3-0.4 ms
+    before it, 24-36 ms after the CPU_ON). The firmware cannot tell that
+    race from a core the OS did not count. sc8280xp-crd, 20 boots: 3
+    such denials in about 1340 cores turned on; 6.1 without 0035: 143-203
+    in each boot, about 67 cores turned on.
   - after CPU 1 went offline and back, every node still powered down;
   - suspend-to-idle: the system woke up, every CPU entered its deepest
     state's s2idle path and every node powered down meanwhile;
@@ -81,6 +87,8 @@ def model(dump):
             m["suspends"], m["denied"], m["invalid"] = int(f[2]), int(f[4]), int(f[6])
         elif line.startswith("longest run of a core behind another denial: "):
             m["window_us"] = int(line.split()[-2])
+        elif line.startswith("cores turned on: "):
+            m["cpu_ons"] = int(line.split()[-1])
         elif line.startswith("denied while a core was booting: "):
             m["denied_booting"] = int(line.split()[-1])
         elif line.startswith(("last denied: ", "last invalid: ")):
@@ -278,12 +286,13 @@ def checks(log, dumps):
         check(mod["invalid"] == 0,
               f"the firmware model found {mod['invalid']} invalid requests"
               + (f" (last: {mod['last invalid']})" if mod["invalid"] else ""))
-        # cpuidle-psci holds a CPU's domain from before its CPU_ON: no
-        # sibling may ask for the domain while it boots.
+        # cpuidle-psci holds a CPU's domain from before its CPU_ON: what
+        # is left is the race of its first idle entry (see above).
         if osi and "denied_booting" in mod:
-            check(mod["denied_booting"] == 0,
-                  f"no request denied while a core was booting "
-                  f"({mod['denied_booting']})")
+            check(mod["denied_booting"] * 10 <= mod.get("cpu_ons", 0),
+                  f"at most one request denied per ten cores turned on "
+                  f"while a core booted ({mod['denied_booting']} denied, "
+                  f"{mod.get('cpu_ons')} turned on)")
         # Suspend-to-idle does not count rejections: compare before it.
         # The dump is not a snapshot: CPUs idle while its files are read,
         # the model first, then each CPU's cpuidle files, then the model
@@ -327,7 +336,8 @@ def report(log, dumps, res):
               % (mod["mode"], mod["format"]))
         print(f"  suspend requests {mod['suspends']}, denied {mod['denied']}, "
               f"invalid {mod['invalid']}")
-        print(f"  denied while a core was booting: {mod.get('denied_booting')}; longest "
+        print(f"  cores turned on {mod.get('cpu_ons')}, denied while a core was "
+              f"booting {mod.get('denied_booting')}; longest "
               f"run of a core behind another denial: {mod.get('window_us')} us")
         print(f"  last denied: {mod['last denied']}")
         print(f"  last invalid: {mod['last invalid']}")

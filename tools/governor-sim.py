@@ -1,0 +1,416 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""Replay per-CPU idle traces through the CPU PM domain governor's decision
+and compare each policy with the oracle.
+
+The decision is the kernel's own: genpd_cpu_pick_state() is extracted from
+the generated tree (build/linux) and compiled into a shared object with
+tools/sim/pick-shim.c, then called for every domain idle period:
+
+  timers   6.1's policy: the time to the earliest next timer of the
+           domain's CPUs, as they recorded it on idle entry;
+  pending  the same, and the domain stays on if one of its CPUs was sent
+           an IPI that has not arrived yet (genpd.cpu_policy=pending);
+  oracle   the true length of the period, known afterwards: the deepest
+           state that fits it and the latency limit.
+
+A domain idle period starts when the last CPU of the domain goes idle and
+ends when the first of them wakes up. Energy follows the model of
+docs/simulator.md: staying on costs 1 per unit of time; state i costs its
+transition, lat_i = off + on latency, at power 1, plus P_i over the period,
+with P_i set so that state i breaks even with the next shallower one at its
+residency (P_i = P_{i-1} - (lat_i - lat_{i-1}) / residency_i, P_-1 = 1,
+lat_-1 = 0).
+
+Traces are text (docs/simulator.md has the format): recorded ones are
+given as files; --synthetic writes and replays the synthetic families
+with a fixed seed. Usage:
+
+  governor-sim.py [--tree DIR] [--out DIR] [--seed N] [--synthetic] [TRACE...]
+  governor-sim.py --check TRACE    (KTAP against TRACE's "# expect:" lines)
+"""
+import argparse
+import bisect
+import ctypes
+import heapq
+import os
+import random
+import re
+import subprocess
+import sys
+
+TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+S64_MAX = (1 << 63) - 1
+POLICIES = ("timers", "pending", "oracle")
+
+
+def die(msg):
+    sys.exit(f"governor-sim.py: {msg}")
+
+
+# --- the kernel's decision -------------------------------------------------
+
+def extract(path, start_re, end_re):
+    """The lines of @path from the first match of @start_re to the next
+    line matching @end_re, inclusive."""
+    try:
+        lines = open(path).read().splitlines()
+    except OSError as err:
+        die(f"cannot read {path}: {err} (run make tree first)")
+    for i, line in enumerate(lines):
+        if re.match(start_re, line):
+            for j in range(i, len(lines)):
+                if re.match(end_re, lines[j]):
+                    return "\n".join(lines[i:j + 1]) + "\n"
+    die(f"{path}: nothing matches {start_re!r}")
+
+
+def build_decision(tree, out):
+    """Compile the kernel's genpd_cpu_pick_state() and return it."""
+    inc = os.path.join(out, "kernel-pick.inc")
+    so = os.path.join(out, "pick.so")
+    os.makedirs(out, exist_ok=True)
+    text = ("/* Extracted by governor-sim.py: do not edit. */\n"
+            + extract(os.path.join(tree, "include/linux/pm_domain.h"),
+                      r"^struct genpd_power_state \{", r"^\};")
+            + extract(os.path.join(tree, "drivers/base/power/domain_governor.c"),
+                      r"^VISIBLE_IF_KUNIT int genpd_cpu_pick_state\(", r"^\}"))
+    if not os.path.exists(inc) or open(inc).read() != text:
+        with open(inc, "w") as f:
+            f.write(text)
+    src = os.path.join(TOP, "tools/sim/pick-shim.c")
+    if (not os.path.exists(so) or os.path.getmtime(so) < os.path.getmtime(inc)
+            or os.path.getmtime(so) < os.path.getmtime(src)):
+        cmd = ["cc", "-O2", "-Wall", "-Werror", "-shared", "-fPIC",
+               "-I", out, "-o", so, src]
+        if subprocess.run(cmd).returncode:
+            die("the kernel's decision does not build in user space: "
+                + " ".join(cmd))
+    lib = ctypes.CDLL(so)
+    arr = ctypes.POINTER(ctypes.c_int64)
+    lib.sim_pick.argtypes = [ctypes.c_int, arr, arr, arr, ctypes.c_int,
+                             ctypes.c_int64, ctypes.c_int64]
+    lib.sim_pick.restype = ctypes.c_int
+    return lib.sim_pick
+
+
+class Domain:
+    def __init__(self, name, cpus, states):
+        self.name, self.cpus, self.states = name, cpus, states
+        n = len(states)
+        vec = ctypes.c_int64 * n
+        self.off = vec(*[s[1] for s in states])
+        self.on = vec(*[s[2] for s in states])
+        self.res = vec(*[s[3] for s in states])
+        # Energy model: the power of each state, from its break-even.
+        self.lat = [s[1] + s[2] for s in states]
+        self.power = []
+        prev_p, prev_lat = 1.0, 0
+        for (sname, off, on, res), lat in zip(states, self.lat):
+            p = prev_p - (lat - prev_lat) / res if res else prev_p
+            if p < 0:
+                die(f"domain {name}: state {sname} breaks even with a "
+                    f"negative power ({p:.3f}): residency too short for "
+                    f"its latencies")
+            self.power.append(p)
+            prev_p, prev_lat = p, lat
+
+    def pick(self, decide, idle_ns, limit_ns):
+        i = decide(len(self.states), self.off, self.on, self.res,
+                   len(self.states) - 1, int(idle_ns), int(limit_ns))
+        if i < -1:
+            die(f"domain {self.name}: the shim refused its states")
+        return i
+
+    def energy(self, i, t):
+        """Energy of a period of length @t in state @i (-1: stays on)."""
+        if i < 0:
+            return float(t)
+        return self.lat[i] + self.power[i] * t
+
+
+# --- traces ----------------------------------------------------------------
+
+def parse_cpus(text):
+    cpus = set()
+    for part in text.split(","):
+        a, _, b = part.partition("-")
+        cpus.update(range(int(a), int(b or a) + 1))
+    return sorted(cpus)
+
+
+def read_trace(path):
+    """Domains, latency limit and per-CPU idle periods of a trace file."""
+    domains, idles, limit = [], [], S64_MAX
+    for n, line in enumerate(open(path), 1):
+        f = line.split("#")[0].split()
+        if not f:
+            continue
+        try:
+            if f[0] == "domain":
+                states = []
+                for s in f[3:]:
+                    name, off, on, res = s.split(":")
+                    states.append((name, int(float(off) * 1000),
+                                   int(float(on) * 1000),
+                                   int(float(res) * 1000)))
+                if not states:
+                    raise ValueError("a domain needs states")
+                domains.append((f[1], parse_cpus(f[2]), states))
+            elif f[0] == "latency_limit_us":
+                limit = int(float(f[1]) * 1000)
+            elif f[0] == "idle":
+                cpu, start, end, timer = (int(f[1]), float(f[2]),
+                                          float(f[3]), float(f[4]))
+                wake, _, sent = f[5].partition(":")
+                if wake not in ("timer", "irq", "ipi") or end < start:
+                    raise ValueError("bad idle period")
+                idles.append((cpu, int(start * 1000), int(end * 1000),
+                              int(timer * 1000), wake,
+                              int(float(sent) * 1000) if sent else None))
+            else:
+                raise ValueError(f"unknown record {f[0]!r}")
+        except (ValueError, IndexError) as err:
+            die(f"{path}:{n}: {err}: {line.strip()}")
+    if not domains:
+        die(f"{path}: no domain")
+    return domains, limit, idles
+
+
+def domain_periods(cpus, idles):
+    """The domain's idle periods: (start, end, earliest timer, pending)."""
+    mine = [p for p in idles if p[0] in cpus]
+    ev = []
+    for k, p in enumerate(mine):
+        ev.append((p[1], 1, k))
+        ev.append((p[2], 0, k))
+    ev.sort()
+    current, out, start = {}, [], None
+    for t, kind, k in ev:
+        p = mine[k]
+        if kind == 1:
+            current[p[0]] = p
+            if len(current) == len(cpus):
+                start = t
+        else:
+            if start is not None and len(current) == len(cpus):
+                timer = min(q[3] for q in current.values())
+                pending = any(q[4] == "ipi" and q[5] is not None
+                              and q[5] <= start for q in current.values())
+                out.append((start, t, timer, pending))
+                start = None
+            current.pop(p[0], None)
+    return out
+
+
+def simulate(path, decide):
+    domains, limit, idles = read_trace(path)
+    rows = []
+    for name, cpus, states in domains:
+        d = Domain(name, cpus, states)
+        periods = domain_periods(set(cpus), idles)
+        res = {}
+        for pol in POLICIES:
+            r = dict(energy=0.0, deep=0, shallow=0, latency=0, violations=0,
+                     entries=0, periods=len(periods))
+            res[pol] = r
+        for start, end, timer, pending in periods:
+            true = end - start
+            best = d.pick(decide, true, limit)
+            choice = {"oracle": best}
+            choice["timers"] = d.pick(decide, timer - start, limit)
+            choice["pending"] = -1 if pending else choice["timers"]
+            for pol, i in choice.items():
+                r = res[pol]
+                r["energy"] += d.energy(i, true)
+                if i > best:
+                    r["deep"] += 1
+                elif i < best:
+                    r["shallow"] += 1
+                if i >= 0:
+                    r["entries"] += 1
+                    added = states[i][2] + max(0, states[i][1] - true)
+                    r["latency"] += added
+                    if added > limit:
+                        r["violations"] += 1
+        rows.append((os.path.basename(path), name, res))
+    return rows
+
+
+# --- synthetic families ----------------------------------------------------
+
+FAMILIES = {
+    # name: (timer period range in us, IRQs per second, IPI probability)
+    "periodic": ((2000, 20000), 0, 0.0),
+    "poisson-irq": ((20000, 100000), 400, 0.0),
+    "bursty-ipi": ((20000, 100000), 0, 0.5),
+    "mix": ((4000, 50000), 200, 0.3),
+}
+TOPOLOGY = [
+    ("cluster0", "0-3", "ret:50:50:500 off:300:500:3000"),
+    ("cluster1", "4-7", "ret:50:50:500 off:300:500:3000"),
+    ("system", "0-7", "off:1000:1500:10000"),
+]
+
+
+def synthesize(family, seed, path, seconds=2.0, ncpus=8, cluster=4):
+    """Write a trace of @family: each CPU runs for an exponential time
+    (mean 100 us) after each wakeup, then idles until its next periodic
+    timer, an IRQ (Poisson, random CPU), or an IPI (sent, with the
+    family's probability, to another CPU of its cluster while it runs,
+    arriving 5 us later)."""
+    (pmin, pmax), irq_rate, ipi_p = FAMILIES[family]
+    rnd = random.Random(seed)
+    end_ns = int(seconds * 1e9)
+    period = [rnd.randint(pmin, pmax) * 1000 for _ in range(ncpus)]
+    phase = [rnd.randrange(period[c]) for c in range(ncpus)]
+    irqs = [[] for _ in range(ncpus)]
+    t = 0.0
+    while irq_rate:
+        t += rnd.expovariate(irq_rate) * 1e9
+        if t >= end_ns:
+            break
+        irqs[rnd.randrange(ncpus)].append(int(t))
+
+    def next_timer(c, t):
+        k = (t - phase[c]) // period[c] + 1
+        return phase[c] + k * period[c]
+
+    idle_since = [None] * ncpus
+    timer_at = [0] * ncpus
+    wake_gen = [0] * ncpus
+    wake_at = [None] * ncpus
+    ipis = [[] for _ in range(ncpus)]   # (arrival, sent) not yet served
+    heap, out = [], []
+    for c in range(ncpus):
+        heapq.heappush(heap, (int(rnd.expovariate(1 / 100e3)), 1, c, 0, None))
+    while heap:
+        t, kind, c, gen, extra = heapq.heappop(heap)
+        if t >= end_ns:
+            break
+        if kind == 1:                       # goes idle
+            ipis[c] = [x for x in ipis[c] if x[0] > t]
+            j = bisect.bisect_right(irqs[c], t)
+            cand = [(next_timer(c, t), "timer", None)]
+            if j < len(irqs[c]):
+                cand.append((irqs[c][j], "irq", None))
+            cand += [(a, "ipi", s) for a, s in ipis[c]]
+            w = min(cand)
+            idle_since[c], timer_at[c] = t, cand[0][0]
+            wake_gen[c] += 1
+            wake_at[c] = w
+            heapq.heappush(heap, (w[0], 0, c, wake_gen[c], w))
+        elif kind == 0:                     # wakes up
+            if gen != wake_gen[c] or idle_since[c] is None:
+                continue
+            _, why, sent = extra
+            out.append((c, idle_since[c], t, timer_at[c], why, sent))
+            if why == "ipi":
+                ipis[c] = [x for x in ipis[c] if x[0] != t]
+            idle_since[c] = None
+            busy = int(rnd.expovariate(1 / 100e3)) + 1000
+            heapq.heappush(heap, (t + busy, 1, c, 0, None))
+            if rnd.random() < ipi_p:
+                base = c - c % cluster
+                dst = base + rnd.choice([k for k in range(cluster)
+                                         if base + k != c])
+                send = t + int(rnd.random() * busy)
+                heapq.heappush(heap, (send, 2, dst, 0, send))
+        else:                               # an IPI is sent to c
+            arrival = t + 5000
+            ipis[c].append((arrival, t))
+            if idle_since[c] is not None and arrival < wake_at[c][0]:
+                wake_gen[c] += 1
+                wake_at[c] = (arrival, "ipi", t)
+                heapq.heappush(heap, (arrival, 0, c, wake_gen[c],
+                                      wake_at[c]))
+    with open(path, "w") as f:
+        f.write(f"# governor-sim trace v1: synthetic family {family}, "
+                f"seed {seed}, {seconds} s, {ncpus} CPUs\n")
+        for name, cpus, states in TOPOLOGY:
+            f.write(f"domain {name} {cpus} {states}\n")
+        for c, s, e, tm, why, sent in sorted(out, key=lambda p: (p[1], p[0])):
+            wake = f"ipi:{sent / 1000:.3f}" if why == "ipi" else why
+            f.write(f"idle {c} {s / 1000:.3f} {e / 1000:.3f} "
+                    f"{tm / 1000:.3f} {wake}\n")
+
+
+# --- report ----------------------------------------------------------------
+
+def report(rows):
+    print("| trace | domain | periods | policy | energy vs oracle | too deep "
+          "| too shallow | entries | added latency, mean us | limit violations |")
+    print("|---|---|---|---|---|---|---|---|---|---|")
+    for trace, dom, res in rows:
+        best = res["oracle"]["energy"] or 1.0
+        for pol in POLICIES:
+            r = res[pol]
+            mean = r["latency"] / r["entries"] / 1000 if r["entries"] else 0
+            print(f"| {trace} | {dom} | {r['periods']} | {pol} "
+                  f"| {100 * r['energy'] / best:.2f} % | {r['deep']} "
+                  f"| {r['shallow']} | {r['entries']} | {mean:.1f} "
+                  f"| {r['violations']} |")
+
+
+def check(path, decide):
+    """KTAP: the figures of @path against its "# expect: POLICY KEY VALUE"
+    lines (energy_pct and latency_us to 0.01)."""
+    (trace, dom, res), = simulate(path, decide)
+    best = res["oracle"]["energy"] or 1.0
+    got = {}
+    for pol, r in res.items():
+        got[(pol, "periods")] = r["periods"]
+        got[(pol, "too_deep")] = r["deep"]
+        got[(pol, "too_shallow")] = r["shallow"]
+        got[(pol, "entries")] = r["entries"]
+        got[(pol, "violations")] = r["violations"]
+        got[(pol, "energy_pct")] = round(100 * r["energy"] / best, 2)
+        got[(pol, "latency_us")] = (round(r["latency"] / r["entries"] / 1000, 1)
+                                    if r["entries"] else 0)
+    expect = [line.split()[2:5] for line in open(path)
+              if line.startswith("# expect: ")]
+    if not expect:
+        die(f"{path}: no expect line")
+    print("KTAP version 1")
+    print(f"1..{len(expect)}")
+    bad = 0
+    for n, (pol, key, want) in enumerate(expect, 1):
+        value = got.get((pol, key))
+        ok = value is not None and abs(value - float(want)) < 0.011
+        if not ok:
+            bad += 1
+            print(f"# {trace}: {pol} {key}: got {value}, want {want}")
+        print(f"{'ok' if ok else 'not ok'} {n} {pol} {key} {want}")
+    return bad
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--tree", default=os.path.join(TOP, "build/linux"))
+    ap.add_argument("--out", default=os.path.join(TOP, "build/sim"))
+    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--synthetic", action="store_true",
+                    help="write and replay the synthetic families")
+    ap.add_argument("--check", metavar="TRACE",
+                    help="KTAP: TRACE's figures against its expect lines")
+    ap.add_argument("traces", nargs="*")
+    args = ap.parse_args()
+    decide = build_decision(args.tree, args.out)
+    if args.check:
+        sys.exit(1 if check(args.check, decide) else 0)
+    traces = list(args.traces)
+    if args.synthetic:
+        for fam in FAMILIES:
+            path = os.path.join(args.out, f"{fam}.trace")
+            synthesize(fam, args.seed, path)
+            traces.append(path)
+    if not traces:
+        die("no trace: give files or --synthetic")
+    rows = []
+    for path in traces:
+        rows += simulate(path, decide)
+    report(rows)
+
+
+if __name__ == "__main__":
+    main()
