@@ -22,7 +22,7 @@ if [ "${1:-}" = -j ]; then jobs=$2; shift 2; fi
 [ $# -ge 1 ] || die "usage: boot-repeat.sh [-j JOBS] TOPOLOGY [COUNT [EXTRA KERNEL ARGS]]"
 name=$1 count=${2:-20} extra=${3:-}
 src="$top/kunit/topologies/$name.dtsi"
-if [ -f "$name" ]; then
+if [ ! -f "$src" ] && [ -f "$name" ]; then
 	src=$name name=$(basename "$name" .dtsi)
 fi
 [ -f "$src" ] || die "no topology $name in kunit/topologies/ and no file $name"
@@ -35,22 +35,26 @@ topology_boot "$src" "$out/$name.dtb" "$extra" ||
 	die "graft of $name failed (see ${out#$top/}/$name.dtb.graft)"
 
 # A boot that outlives BOOT_TIMEOUT has its vCPUs' registers saved to
-# NAME-N.regs (QEMU monitor "info registers -a") before it is ended, and
-# BOOT_HANG_HOOK, if set, is run first with the boot's gdbstub socket and
-# vmlinux (e.g. a gdb-multiarch script that reads the timers).
+# NAME-N.regs (QEMU monitor "info registers -a"), then BOOT_HANG_HOOK, if
+# set, is run (at most 120 s) with the boot's gdbstub socket and vmlinux,
+# its output in NAME-N.hang (e.g. a gdb-multiarch script that reads the
+# timers), and the boot is ended. timeout(1) bounds QEMU as well, should
+# this script be killed first.
 boot() { # <n>
 	local log="$out/$name-$1.log" mon="$out/$name-$1.mon" gdb="$out/$name-$1.gdb"
-	local pid t=0
+	local limit=${BOOT_TIMEOUT:-600} pid t=0
 	rm -f "$mon" "$gdb"
-	"${qemu_args[@]}" -monitor "unix:$mon,server,nowait" \
+	timeout -k 10 $((limit + 300)) "${qemu_args[@]}" \
+		-monitor "unix:$mon,server=on,wait=off" \
 		-gdb "unix:$gdb,server=on,wait=off" < /dev/null > "$log" 2>&1 &
 	pid=$!
 	while kill -0 "$pid" 2> /dev/null; do
-		if [ $t -ge "${BOOT_TIMEOUT:-600}" ]; then
-			[ -z "${BOOT_HANG_HOOK:-}" ] ||
-				$BOOT_HANG_HOOK "$gdb" "$kout/vmlinux" > "$out/$name-$1.hang" 2>&1
+		if [ $t -ge "$limit" ]; then
 			"$top/tools/qemu-monitor.py" "$mon" "info registers -a" \
 				> "$out/$name-$1.regs" 2>&1
+			[ -z "${BOOT_HANG_HOOK:-}" ] ||
+				timeout 120 "$BOOT_HANG_HOOK" "$gdb" "$kout/vmlinux" \
+					> "$out/$name-$1.hang" 2>&1
 			kill "$pid"
 			break
 		fi

@@ -18,9 +18,12 @@ A domain idle period starts when the last CPU of the domain goes idle and
 ends when the first of them wakes up. Energy follows the model of
 docs/simulator.md: staying on costs 1 per unit of time; state i costs its
 transition, lat_i = off + on latency, at power 1, plus P_i over the period,
-with P_i set so that state i breaks even with the next shallower one at its
-residency (P_i = P_{i-1} - (lat_i - lat_{i-1}) / residency_i, P_-1 = 1,
-lat_-1 = 0).
+with P_i set so that state i breaks even with the next shallower one where
+the kernel's rule starts to choose it, T_i = residency_i + off_i
+(P_i = P_{i-1} - (lat_i - lat_{i-1}) / T_i, P_-1 = 1, lat_-1 = 0): the
+oracle's choice is then also the cheapest. Only genpd_cpu_pick_state() is
+the kernel's code; "pending" is modelled here, from the IPI that ended
+each CPU's idle period.
 
 Traces are text (docs/simulator.md has the format): recorded ones are
 given as files; --synthetic writes and replays the synthetic families
@@ -102,12 +105,14 @@ class Domain:
         self.off = vec(*[s[1] for s in states])
         self.on = vec(*[s[2] for s in states])
         self.res = vec(*[s[3] for s in states])
-        # Energy model: the power of each state, from its break-even.
+        # Energy model: the power of each state, from its break-even at
+        # the length from which the kernel's rule lets it fit.
         self.lat = [s[1] + s[2] for s in states]
         self.power = []
         prev_p, prev_lat = 1.0, 0
         for (sname, off, on, res), lat in zip(states, self.lat):
-            p = prev_p - (lat - prev_lat) / res if res else prev_p
+            even = res + off
+            p = prev_p - (lat - prev_lat) / even if even else prev_p
             if p < 0:
                 die(f"domain {name}: state {sname} breaks even with a "
                     f"negative power ({p:.3f}): residency too short for "

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The init of the benchmark boot: show the PM domain debugfs files the
- * benchmark filled, then power off.
+ * The init of the benchmark boot: show the CPU governor's policy (the
+ * series only) and the PM domain debugfs files the benchmark filled, then
+ * power off.
  */
 #include <stdio.h>
 #include <sys/mount.h>
@@ -28,6 +29,7 @@ int main(void)
 {
 	mount("sysfs", "/sys", "sysfs", 0, NULL);
 	mount("debugfs", "/sys/kernel/debug", "debugfs", 0, NULL);
+	show("/sys/module/genpd/parameters/cpu_policy");
 	show("/sys/kernel/debug/pm_genpd/pm_genpd_summary");
 	show("/sys/kernel/debug/pm_genpd/bench-domain/idle_states");
 	show("/sys/kernel/debug/pm_genpd/bench-domain/total_idle_time");
