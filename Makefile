@@ -23,7 +23,7 @@ tree-reset: deps ## rebuild build/linux from patches/, saving local commits on a
 export: ## write the commits of build/linux back into patches/
 	@$(T)/export-series.sh
 
-demo: deps ## boot the series in QEMU, OSI mode on a 1x4 topology, and print the idle report
+demo: deps ## boot the series in QEMU, OSI mode on a 1x4 topology, and print the idle report (DEMO_POLICY=pending: the governor's other policy)
 	@$(T)/make-tree.sh --ensure
 	@$(T)/demo.sh
 

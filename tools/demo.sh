@@ -4,7 +4,8 @@
 # test kernel of `make test`: same options, same build directory, so
 # neither command rebuilds after the other; tools/build-kernel.sh), boot it
 # in QEMU with 4 CPUs on the default topology (kunit/topologies/osi-1x4.dtsi, firmware model on, or
-# DEMO_TOPOLOGY=NAME), with its QEMU options and
+# DEMO_TOPOLOGY=NAME; the CPU governor's policy: DEMO_POLICY=timers, the
+# default, or pending), with its QEMU options and
 # tools/guest/idle-workload.c as init, and print the report of
 # tools/idle-report.py. Exits non-zero if a check of the report fails: the
 # model saw an invalid request, a domain never reached one of its states...
@@ -34,7 +35,8 @@ timeout 120 qemu-system-aarch64 -nodefaults -machine virt -cpu cortex-a57 \
 	-smp $cpus -m 1024 -nographic -serial stdio -no-reboot \
 	-kernel "$kout/arch/arm64/boot/Image.gz" -dtb "$out/$topology.dtb" \
 	-initrd "$build/guest/initramfs.cpio" \
-	-append "kunit.enable=0 console=ttyAMA0 rdinit=/init" "${extra[@]}" \
+	-append "kunit.enable=0 console=ttyAMA0 rdinit=/init genpd.cpu_policy=${DEMO_POLICY:-timers}" \
+	"${extra[@]}" \
 	< /dev/null > "$out/boot.log" 2>&1 || true
 grep -q 'idle-workload: done' "$out/boot.log" ||
 	{ tail -20 "$out/boot.log" >&2; die "the boot did not finish (build/demo/boot.log)"; }
