@@ -6,15 +6,14 @@
 # enabled, bit 1 masked, bit 2 expired for QEMU; CNTV_CVAL_EL0 in ticks
 # of the 62.5 MHz counter), and the guest's jiffies and tick_do_timer_cpu.
 # After gdb detaches (which resumes the vCPUs) it waits 20 s and says
-# whether the console log grew. Needs gdb-multiarch (not installed by
-# install-deps.sh: a debugging aid).
+# whether the console log grew. Needs gdb-multiarch (make deps).
 #
 #   BOOT_HANG_HOOK=tools/hang-timers.sh tools/boot-repeat.sh TOPOLOGY COUNT
 #   hang-timers.sh GDB_SOCKET VMLINUX
 set -uo pipefail
 [ $# -eq 2 ] || { echo "usage: hang-timers.sh GDB_SOCKET VMLINUX" >&2; exit 2; }
 command -v gdb-multiarch > /dev/null ||
-	{ echo "hang-timers.sh: gdb-multiarch is needed (apt-get install gdb-multiarch)" >&2; exit 1; }
+	{ echo "hang-timers.sh: gdb-multiarch is needed (make deps installs it)" >&2; exit 1; }
 args=(-ex "set pagination off" -ex "target remote $1" -ex "info threads"
 	-ex "p (unsigned long)jiffies" -ex "p (int)tick_do_timer_cpu"
 	-ex "x/1gx &__cpu_online_mask")

@@ -18,6 +18,7 @@ pkgs=(
 	ccache			# fast rebuilds from a fresh clone
 	sparse			# make check: no new sparse warning in the files the series touches
 	debootstrap		# make fresh-check: a bare Debian 12 root
+	gdb-multiarch		# tools/hang-timers.sh reads a hung boot's vCPU timers
 )
 
 missing=()
