@@ -23,7 +23,7 @@ tree-reset: deps ## rebuild build/linux from patches/, saving local commits on a
 export: ## write the commits of build/linux back into patches/
 	@$(T)/export-series.sh
 
-demo: deps ## boot the series in QEMU, OSI mode on a 1x4 topology, and print the idle report (DEMO_POLICY=pending: the governor's other policy)
+demo: deps ## boot the series in QEMU, OSI mode on a 1x4 topology, and print the idle report (DEMO_POLICY=pending or learn: the governor's other policies)
 	@$(T)/make-tree.sh --ensure
 	@$(T)/demo.sh
 
@@ -85,7 +85,7 @@ bench: deps ## instructions per governor decision: 6.1, the series, its "pending
 	@$(T)/make-tree.sh --ensure
 	@$(T)/bench-governor.sh
 
-sim: deps ## replay idle traces through the kernel's domain-state decision: timers, pending and the oracle
+sim: deps ## replay idle traces through the kernel's domain-state decision: timers, pending, learn, a rate-informed reference and the oracle
 	@$(T)/make-tree.sh --ensure
 	@$(T)/governor-sim.py --synthetic $(TRACES)
 

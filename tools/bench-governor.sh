@@ -5,7 +5,9 @@
 # built into each kernel (it is not part of the series) and counts with the
 # PMU's "instructions" event, which QEMU provides in icount mode. Each kernel
 # boots with BENCH_CPUS CPUs in one domain (default "4 16 64 256"); the
-# series also under genpd.cpu_policy=pending ("pending"). The series' boot
+# series also under genpd.cpu_policy=pending ("pending") and
+# genpd.cpu_policy=learn ("learn", measured with a history of one period
+# cut short, so that its forecast is computed). The series' boot
 # also prints the domain's debugfs files (a transcript of the idle period
 # counters). Results: build/bench/<kernel>-smp<N>.log, summary on stdout.
 set -euo pipefail
@@ -48,4 +50,5 @@ for n in ${BENCH_CPUS:-4 16 64 256}; do
 	boot 6.1 "$n"
 	boot series "$n"
 	boot pending "$n" series genpd.cpu_policy=pending
+	boot learn "$n" series genpd.cpu_policy=learn
 done

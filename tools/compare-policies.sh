@@ -8,8 +8,9 @@
 #
 #   compare-policies.sh [COUNT [TOPOLOGY...]]
 #
-# Defaults: 4 boots of osi-1x4, osi-2x2 and osi-2x4-system under "timers"
-# and "pending". Logs: build/policies/POLICY-TOPOLOGY/TOPOLOGY-N.log.
+# Defaults: 4 boots of osi-1x4, osi-2x2 and osi-2x4-system under "timers",
+# "pending" and "learn" (POLICIES="timers pending" for fewer).
+# Logs: build/policies/POLICY-TOPOLOGY/TOPOLOGY-N.log.
 set -uo pipefail
 . "$(dirname "$0")/lib.sh"
 
@@ -20,7 +21,7 @@ read -ra topologies <<< "${topologies[*]}"
 out="$build/policies"
 dirs=()
 for t in "${topologies[@]}"; do
-	for p in timers pending; do
+	for p in ${POLICIES:-timers pending learn}; do
 		"$top/tools/boot-repeat.sh" "$t" "$count" "genpd.cpu_policy=$p" ||
 			note "$t under $p: a boot had an invalid request or a failed check"
 		rm -rf "$out/$p-$t"

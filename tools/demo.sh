@@ -5,7 +5,7 @@
 # neither command rebuilds after the other; tools/build-kernel.sh), boot it
 # in QEMU with 4 CPUs on the default topology (kunit/topologies/osi-1x4.dtsi, firmware model on, or
 # DEMO_TOPOLOGY=NAME; the CPU governor's policy: DEMO_POLICY=timers, the
-# default, or pending), with its QEMU options and
+# default, pending or learn), with its QEMU options and
 # tools/guest/idle-workload.c as init, and print the report of
 # tools/idle-report.py. Exits non-zero if a check of the report fails: the
 # model saw an invalid request, a domain never reached one of its states...

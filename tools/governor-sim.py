@@ -3,14 +3,24 @@
 """Replay per-CPU idle traces through the CPU PM domain governor's decision
 and compare each policy with the oracle.
 
-The decision is the kernel's own: genpd_cpu_pick_state() is extracted from
-the generated tree (build/linux) and compiled into a shared object with
-tools/sim/pick-shim.c, then called for every domain idle period:
+The decision is the kernel's own: genpd_cpu_pick_state(), and the "learn"
+policy's genpd_cpu_predict_idle() and genpd_cpu_learn_period(), are
+extracted from the generated tree (build/linux) and compiled into a shared
+object with tools/sim/pick-shim.c, then called for every domain idle
+period:
 
   timers   6.1's policy: the time to the earliest next timer of the
            domain's CPUs, as they recorded it on idle entry;
   pending  the same, and the domain stays on if one of its CPUs was sent
            an IPI that has not arrived yet (genpd.cpu_policy=pending);
+  learn    "pending", with the timers' forecast shortened by the rate of
+           recent periods cut short, as the kernel learns it from the
+           periods it has seen (genpd.cpu_policy=learn);
+  informed a reference, not a kernel policy: "pending" with the forecast
+           (1 - exp(-lambda T)) / lambda, where lambda is the rate of
+           periods cut short over the whole trace, known in advance. For
+           wakeups that come at random (Poisson) no policy that does not
+           know when they come does better on average;
   oracle   the true length of the period, known afterwards: the deepest
            state that fits it and the latency limit.
 
@@ -36,6 +46,7 @@ import argparse
 import bisect
 import ctypes
 import heapq
+import math
 import os
 import random
 import re
@@ -44,7 +55,7 @@ import sys
 
 TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 S64_MAX = (1 << 63) - 1
-POLICIES = ("timers", "pending", "oracle")
+POLICIES = ("timers", "pending", "learn", "informed", "oracle")
 
 
 def die(msg):
@@ -68,16 +79,53 @@ def extract(path, start_re, end_re):
     die(f"{path}: nothing matches {start_re!r}")
 
 
+class Kernel:
+    """The kernel's functions, compiled for user space."""
+
+    def __init__(self, lib):
+        arr = ctypes.POINTER(ctypes.c_int64)
+        lib.sim_pick.argtypes = [ctypes.c_int, arr, arr, arr, ctypes.c_int,
+                                 ctypes.c_int64, ctypes.c_int64]
+        lib.sim_pick.restype = ctypes.c_int
+        lib.sim_predict.argtypes = [ctypes.c_uint64, ctypes.c_uint32,
+                                    ctypes.c_int64]
+        lib.sim_predict.restype = ctypes.c_int64
+        lib.sim_learn.argtypes = [ctypes.POINTER(ctypes.c_uint64),
+                                  ctypes.POINTER(ctypes.c_uint32),
+                                  ctypes.c_int64, ctypes.c_int64]
+        lib.sim_learn.restype = None
+        self.pick = lib.sim_pick
+        self._predict, self._learn = lib.sim_predict, lib.sim_learn
+
+    def new_history(self):
+        return [ctypes.c_uint64(0), ctypes.c_uint32(0)]
+
+    def predict(self, hist, timer_ns):
+        return self._predict(hist[0], hist[1], int(timer_ns))
+
+    def learn(self, hist, timer_ns, period_ns):
+        self._learn(ctypes.byref(hist[0]), ctypes.byref(hist[1]),
+                    int(timer_ns), int(period_ns))
+
+
 def build_decision(tree, out):
-    """Compile the kernel's genpd_cpu_pick_state() and return it."""
+    """Compile the kernel's decision and forecast; return a Kernel."""
     inc = os.path.join(out, "kernel-pick.inc")
     so = os.path.join(out, "pick.so")
     os.makedirs(out, exist_ok=True)
+    header = os.path.join(tree, "include/linux/pm_domain.h")
+    gov = os.path.join(tree, "drivers/base/power/domain_governor.c")
     text = ("/* Extracted by governor-sim.py: do not edit. */\n"
-            + extract(os.path.join(tree, "include/linux/pm_domain.h"),
-                      r"^struct genpd_power_state \{", r"^\};")
-            + extract(os.path.join(tree, "drivers/base/power/domain_governor.c"),
-                      r"^VISIBLE_IF_KUNIT int genpd_cpu_pick_state\(", r"^\}"))
+            + extract(header, r"^struct genpd_power_state \{", r"^\};")
+            + extract(header, r"^struct genpd_cpu_history \{", r"^\};")
+            + extract(gov, r"^VISIBLE_IF_KUNIT int genpd_cpu_pick_state\(",
+                      r"^\}")
+            + extract(gov, r"^#define GENPD_HISTORY_DECAY",
+                      r"^#define GENPD_HISTORY_MAX_NS")
+            + extract(gov, r"^VISIBLE_IF_KUNIT s64 genpd_cpu_predict_idle\(",
+                      r"^\}")
+            + extract(gov, r"^VISIBLE_IF_KUNIT void genpd_cpu_learn_period\(",
+                      r"^\}"))
     if not os.path.exists(inc) or open(inc).read() != text:
         with open(inc, "w") as f:
             f.write(text)
@@ -89,12 +137,7 @@ def build_decision(tree, out):
         if subprocess.run(cmd).returncode:
             die("the kernel's decision does not build in user space: "
                 + " ".join(cmd))
-    lib = ctypes.CDLL(so)
-    arr = ctypes.POINTER(ctypes.c_int64)
-    lib.sim_pick.argtypes = [ctypes.c_int, arr, arr, arr, ctypes.c_int,
-                             ctypes.c_int64, ctypes.c_int64]
-    lib.sim_pick.restype = ctypes.c_int
-    return lib.sim_pick
+    return Kernel(ctypes.CDLL(so))
 
 
 class Domain:
@@ -120,9 +163,9 @@ class Domain:
             self.power.append(p)
             prev_p, prev_lat = p, lat
 
-    def pick(self, decide, idle_ns, limit_ns):
-        i = decide(len(self.states), self.off, self.on, self.res,
-                   len(self.states) - 1, int(idle_ns), int(limit_ns))
+    def pick(self, kernel, idle_ns, limit_ns):
+        i = kernel.pick(len(self.states), self.off, self.on, self.res,
+                        len(self.states) - 1, int(idle_ns), int(limit_ns))
         if i < -1:
             die(f"domain {self.name}: the shim refused its states")
         return i
@@ -208,12 +251,21 @@ def domain_periods(cpus, idles):
     return out
 
 
-def simulate(path, decide):
+def cut_short_rate(periods):
+    """Periods that ended before their timer, per ns spent in periods."""
+    time = sum(end - start for start, end, _, _ in periods)
+    early = sum(1 for start, end, timer, _ in periods if end < timer)
+    return early / time if time else 0.0
+
+
+def simulate(path, kernel):
     domains, limit, idles = read_trace(path)
     rows = []
     for name, cpus, states in domains:
         d = Domain(name, cpus, states)
         periods = domain_periods(set(cpus), idles)
+        rate = cut_short_rate(periods)
+        hist = kernel.new_history()
         res = {}
         for pol in POLICIES:
             r = dict(energy=0.0, deep=0, shallow=0, latency=0, violations=0,
@@ -221,10 +273,22 @@ def simulate(path, decide):
             res[pol] = r
         for start, end, timer, pending in periods:
             true = end - start
-            best = d.pick(decide, true, limit)
+            best = d.pick(kernel, true, limit)
             choice = {"oracle": best}
-            choice["timers"] = d.pick(decide, timer - start, limit)
-            choice["pending"] = -1 if pending else choice["timers"]
+            choice["timers"] = d.pick(kernel, timer - start, limit)
+            if pending or choice["timers"] < 0:
+                choice["pending"] = choice["learn"] = -1
+                choice["informed"] = -1
+            else:
+                choice["pending"] = choice["timers"]
+                # As the kernel does: forecast, choose, then learn the
+                # period from its true length (even if the domain stays on).
+                choice["learn"] = d.pick(
+                    kernel, kernel.predict(hist, timer - start), limit)
+                kernel.learn(hist, timer - start, true)
+                t = timer - start
+                mean = (1 - math.exp(-rate * t)) / rate if rate else t
+                choice["informed"] = d.pick(kernel, mean, limit)
             for pol, i in choice.items():
                 r = res[pol]
                 r["energy"] += d.energy(i, true)
@@ -343,24 +407,28 @@ def synthesize(family, seed, path, seconds=2.0, ncpus=8, cluster=4):
 # --- report ----------------------------------------------------------------
 
 def report(rows):
-    print("| trace | domain | periods | policy | energy vs oracle | too deep "
-          "| too shallow | entries | added latency, mean us | limit violations |")
-    print("|---|---|---|---|---|---|---|---|---|---|")
+    print("| trace | domain | periods | policy | energy vs oracle "
+          "| gap closed | too deep | too shallow | entries "
+          "| added latency, mean us | limit violations |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|")
     for trace, dom, res in rows:
         best = res["oracle"]["energy"] or 1.0
+        gap = res["timers"]["energy"] - res["oracle"]["energy"]
         for pol in POLICIES:
             r = res[pol]
             mean = r["latency"] / r["entries"] / 1000 if r["entries"] else 0
+            closed = (f"{100 * (res['timers']['energy'] - r['energy']) / gap:.0f} %"
+                      if gap > 1e-6 * best else "-")
             print(f"| {trace} | {dom} | {r['periods']} | {pol} "
-                  f"| {100 * r['energy'] / best:.2f} % | {r['deep']} "
+                  f"| {100 * r['energy'] / best:.2f} % | {closed} | {r['deep']} "
                   f"| {r['shallow']} | {r['entries']} | {mean:.1f} "
                   f"| {r['violations']} |")
 
 
-def check(path, decide):
+def check(path, kernel):
     """KTAP: the figures of @path against its "# expect: POLICY KEY VALUE"
     lines (energy_pct and latency_us to 0.01)."""
-    (trace, dom, res), = simulate(path, decide)
+    (trace, dom, res), = simulate(path, kernel)
     best = res["oracle"]["energy"] or 1.0
     got = {}
     for pol, r in res.items():
@@ -400,9 +468,9 @@ def main():
                     help="KTAP: TRACE's figures against its expect lines")
     ap.add_argument("traces", nargs="*")
     args = ap.parse_args()
-    decide = build_decision(args.tree, args.out)
+    kernel = build_decision(args.tree, args.out)
     if args.check:
-        sys.exit(1 if check(args.check, decide) else 0)
+        sys.exit(1 if check(args.check, kernel) else 0)
     traces = list(args.traces)
     if args.synthetic:
         for fam in FAMILIES:
@@ -413,7 +481,7 @@ def main():
         die("no trace: give files or --synthetic")
     rows = []
     for path in traces:
-        rows += simulate(path, decide)
+        rows += simulate(path, kernel)
     report(rows)
 
 

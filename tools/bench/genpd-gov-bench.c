@@ -131,8 +131,6 @@ static int __init genpd_gov_bench_init(void)
 			return ret;
 	}
 
-	work_on_cpu(0, bench_measure, NULL);
-
 	/* Move the idle period counters: runtime PM as cpuidle-psci uses it. */
 	for_each_online_cpu(cpu) {
 		struct device *dev = get_cpu_device(cpu);
@@ -141,10 +139,17 @@ static int __init genpd_gov_bench_init(void)
 		pm_runtime_enable(dev);
 		pm_runtime_get_noresume(dev);
 	}
-	/* Timers far away: S2; woken at once: too deep (above). */
+	/*
+	 * Timers far away: S2; woken at once: too deep (above). Done before
+	 * the measurement so that a policy that learns from past periods
+	 * (genpd.cpu_policy=learn of the series) decides with a history.
+	 */
 	bench_set_timers(ktime_add_ms(ktime_get(), 100000));
 	bench_all_idle(true);
 	bench_all_idle(false);
+
+	work_on_cpu(0, bench_measure, NULL);
+
 	/* Timers 3 ms away: S1; off for 100 ms: S2 fitted (below). */
 	bench_set_timers(ktime_add_ms(ktime_get(), 3));
 	bench_all_idle(true);
