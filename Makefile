@@ -6,7 +6,7 @@
 SHELL := /bin/bash
 T := tools
 
-.PHONY: help deps tree tree-reset export demo test test-debug test-boards check-dt dtbs kunit check check-configs kunit-tree fresh-check repeat each-patch mutants bench bench-cputime sim x86 ci clean
+.PHONY: help deps tree tree-reset export demo test test-debug test-boards check-dt dtbs kunit check check-configs kunit-tree fresh-check repeat each-patch mutants bench bench-cputime sim trace x86 ci clean
 
 help: ## this list
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/' | expand -t 14
@@ -88,6 +88,11 @@ bench: deps ## instructions per governor decision: 6.1, the series, its "pending
 sim: deps ## replay idle traces through the kernel's domain-state decision: timers, pending, learn, a rate-informed reference and the oracle
 	@$(T)/make-tree.sh --ensure
 	@$(T)/governor-sim.py --synthetic $(TRACES)
+
+trace: deps ## build the trace kernel (test kernel + ftrace events) and run its suites, record a topology boot's idle trace (TOPOLOGY=osi-2x4-system), replay it in the simulator
+	@$(T)/make-tree.sh --ensure
+	@KERNEL_VARIANT=trace $(T)/run-kunit.sh --suites-only
+	@KERNEL_VARIANT=trace $(T)/record-trace.sh $(or $(TOPOLOGY),osi-2x4-system)
 
 bench-cputime: deps ## instructions per tick of CPU time accounting: 6.1, scaled time off and on
 	@$(T)/make-tree.sh --ensure

@@ -33,6 +33,10 @@ boot() { # <name> <cpus> [kernel] [extra command line]
 		-kernel "$out/kernel-${3:-$1}/arch/arm64/boot/Image.gz" \
 		-append "console=ttyAMA0 rdinit=/init ${4:-}" > "$log" 2>&1 || true
 	grep -q 'genpd-gov-bench: cpus=' "$log" || die "no result in ${log#$top/}"
+	# The path measured is the one that lets the domain go down.
+	grep -q 'genpd-gov-bench: cpus=.* ok=1 ' "$log" ||
+		die "${log#$top/}: the decision measured kept the domain on"
+
 	# The policy the series' kernel ran: the one asked for, or "timers".
 	if [ "$1" != 6.1 ]; then
 		local want=${4:-}

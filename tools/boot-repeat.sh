@@ -31,6 +31,9 @@ out="$build/repeat"
 mkdir -p "$out"
 "$top/tools/build-guest.sh" || die "cannot build the guest's init"
 
+# Logs of an earlier, longer run of this topology would be read as this
+# run's by tools/compare-policies.sh.
+rm -f "$out/$name"-[0-9]*.{log,checks,regs,hang}
 topology_boot "$src" "$out/$name.dtb" "$extra" ||
 	die "graft of $name failed (see ${out#$top/}/$name.dtb.graft)"
 

@@ -24,7 +24,8 @@ use_ccache() {
 }
 
 # The kernel's variant: none for the test kernel; KERNEL_VARIANT=debug for
-# the debug kernel of make test-debug, which adds kunit/debug.kunitconfig.
+# the debug kernel of make test-debug, which adds kunit/debug.kunitconfig;
+# KERNEL_VARIANT=trace for the trace kernel of make trace (kunit/trace.kunitconfig).
 # A variant's build directory and boot logs end in -VARIANT ($sfx).
 variant=${KERNEL_VARIANT:-}
 sfx=${variant:+-$variant}

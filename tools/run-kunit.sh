@@ -4,8 +4,9 @@
 # series' KUnit suites in QEMU (eight CPUs) with `kunit.py exec`; then, in
 # the same kernel, the guest checks: taskstats over netlink, the nohz_full
 # boot (tools/test-nohz-full.sh) and one boot per device-tree topology
-# (tools/boot-topologies.sh), and the check of the domain governor's
-# simulator (tools/governor-sim.py --check). Then every console log of the run is searched
+# (tools/boot-topologies.sh), and the checks of the domain governor's
+# simulator (tools/governor-sim.py --check) and of the ftrace converter
+# (tools/ftrace-idle-trace.py --check). Then every console log of the run is searched
 # for the reports of the kernel's checkers (tools/kernel-reports.py). Keeps
 # the raw log and the parsed results in build/kunit-arm64/ (with
 # KERNEL_VARIANT=debug, the debug kernel of make test-debug:
@@ -57,9 +58,12 @@ if [ $boots != none ] && grep -qs '^\$ qemu-system-aarch64' "$out/kunit.py.log";
 		note "replaying kunit/sim/check.trace through the kernel's decision (governor-sim.py)"
 		"$top/tools/governor-sim.py" --check "$top/kunit/sim/check.trace" \
 			> "$out/sim.ktap" || rc=1
+		note "converting kunit/sim/ftrace.fixture into an idle trace (ftrace-idle-trace.py)"
+		"$top/tools/ftrace-idle-trace.py" --check "$top/kunit/sim/ftrace.fixture" \
+			> "$out/ftrace-trace.ktap" || rc=1
 		ktaps+=(--ktap "nohz_full=$out/nohz-full.ktap"
 			--ktap "topology_boots=$out/topologies.ktap"
-			--ktap "governor_sim=$out/sim.ktap")
+			--ktap "governor_sim=$out/sim.ktap" --ktap "ftrace_idle_trace=$out/ftrace-trace.ktap")
 	fi
 fi
 # The kernel's checkers (lockdep, KASAN, UBSAN, kmemleak, WARN_ON...): any

@@ -6,7 +6,10 @@
  * a whole cluster, offline while the others work and idle, then back; a
  * hotplug storm; suspend-to-idle for 2 s), with the idle statistics dumped
  * around each phase, then power off. tools/idle-report.py reads the
- * console log.
+ * console log. With ftrace events enabled on the command line
+ * (trace_event=, as tools/record-trace.sh boots it), the steady phase's
+ * trace is printed too, between "=== idle-workload: trace ===" and
+ * "=== idle-workload: trace end ===".
  */
 #define _GNU_SOURCE
 #include <dirent.h>
@@ -164,20 +167,52 @@ static void set_online(int cpu, int online)
 		printf("idle-workload: cpu%d online=%d\n", cpu, online);
 }
 
-/* idle_workload.cluster=A-B of the topology's command line, or 0. */
-static int cluster_cpus(int *first, int *last)
+/* The kernel's command line, or "". */
+static const char *cmdline(void)
 {
-	char cmdline[1024] = "", *p;
+	static char line[2048];
 	FILE *f = fopen("/proc/cmdline", "r");
 
 	if (f) {
-		if (!fgets(cmdline, sizeof(cmdline), f))
-			cmdline[0] = 0;
+		if (!fgets(line, sizeof(line), f))
+			line[0] = 0;
 		fclose(f);
 	}
-	p = strstr(cmdline, "idle_workload.cluster=");
+	return line;
+}
+
+/* idle_workload.cluster=A-B of the topology's command line, or 0. */
+static int cluster_cpus(int *first, int *last)
+{
+	const char *p = strstr(cmdline(), "idle_workload.cluster=");
+
 	return p && sscanf(p, "idle_workload.cluster=%d-%d", first, last) == 2 &&
 	       *first > 0 && *first <= *last;
+}
+
+#define TRACEFS "/sys/kernel/tracing"
+
+/* Whether ftrace events were enabled at boot: then trace from now on. */
+static int trace_start(void)
+{
+	if (!strstr(cmdline(), "trace_event="))
+		return 0;
+	if (mount("tracefs", TRACEFS, "tracefs", 0, NULL)) {
+		printf("idle-workload: trace_event= given, but no tracefs\n");
+		return 0;
+	}
+	/* Drop the boot's events: opening "trace" for writing clears it. */
+	return !write_file(TRACEFS "/trace", "");
+}
+
+static void trace_stop(void)
+{
+	write_file(TRACEFS "/tracing_on", "0\n");
+	printf("=== idle-workload: trace ===\n");
+	fflush(stdout);
+	cat(TRACEFS "/trace");
+	fflush(stdout);
+	printf("=== idle-workload: trace end ===\n");
 }
 
 /*
@@ -250,7 +285,7 @@ static void suspend_to_idle(int seconds)
 
 int main(void)
 {
-	int ncpus, first, last;
+	int ncpus, first, last, tracing;
 
 	mount("proc", "/proc", "proc", 0, NULL);
 	mount("sysfs", "/sys", "sysfs", 0, NULL);
@@ -258,6 +293,7 @@ int main(void)
 	ncpus = sysconf(_SC_NPROCESSORS_ONLN);
 	printf("idle-workload: start, %d CPUs online\n", ncpus);
 	dump("start");
+	tracing = trace_start();
 
 	/* Idle. */
 	sleep_us(1500000);
@@ -272,6 +308,8 @@ int main(void)
 	while (wait(NULL) > 0)
 		;
 	sleep_us(500000);
+	if (tracing)
+		trace_stop();
 
 	dump("before hotplug");
 	set_online(1, 0);

@@ -23,6 +23,8 @@ struct fwnode_handle;
 	min_t(type, (type)(v) > (type)(lo) ? (type)(v) : (type)(lo), hi)
 #define div64_u64(a, b) ((u64)(a) / (u64)(b))
 #define BIT_ULL(n) (1ULL << (n))
+#define DIV_ROUND_UP(n, d) (((n) + (d) - 1) / (d))
+#define DIV_ROUND_UP_ULL(n, d) DIV_ROUND_UP((u64)(n), (u64)(d))
 
 #include "kernel-pick.inc"
 

@@ -1,0 +1,271 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""Turn an ftrace text trace of a topology boot into an idle trace for
+tools/governor-sim.py (the format of docs/simulator.md).
+
+    ftrace-idle-trace.py TOPOLOGY.dtb FTRACE [OUT.trace]
+    ftrace-idle-trace.py --check FIXTURE   (KTAP, as make test runs it)
+
+A fixture (kunit/sim/ftrace.fixture) holds
+a "deepest N" line (the CPUs' deepest idle state index), ftrace lines, and
+"# expect: idle ..." lines: the converter's idle lines must be those.
+
+The domains and their states come from the DTB the boot ran on (its PSCI
+power domains with domain-idle-states: entry, exit latency and minimum
+residency), the CPUs' idle periods from these events:
+
+  power:cpu_idle            idle entry (state=N) and exit (state=4294967295)
+  timer:hrtimer_start,      the hrtimers armed on each CPU: at idle entry
+  timer:hrtimer_cancel,     the earliest of them is the CPU's next timer,
+  timer:hrtimer_expire_entry  what cpuidle stores in next_hrtimer
+  irq:irq_handler_entry     the first interrupt on a CPU after its idle
+                            exit says what woke it: arch_timer (timer), IPI
+                            (ipi), anything else (irq)
+  ipi:ipi_raise             when the IPI that woke a CPU was sent: the
+                            last one raised for it before it woke
+
+The trace must use trace_clock=mono, so that event times and hrtimer
+expiry times are on the same clock: the converter checks that
+hrtimer_expire_entry's now= matches the event's time. Only the periods a
+CPU spent in its deepest idle state, the one that lets its PM domains go
+down (cpuidle-psci's last state: index = the CPU's number of
+cpu-idle-states in the DTB, WFI being 0), are written: in a shallower one
+the CPU keeps its domains on, which the simulator takes as running.
+Assumptions, counted on stderr:
+- an hrtimer belongs to the CPU that armed it (a timer armed for another
+  CPU is missed); timers far beyond CLOCK_MONOTONIC (REALTIME) are
+  ignored, BOOTTIME ones are taken as MONOTONIC (they differ by the time
+  spent suspended);
+- a CPU's periods are written only once it has been seen arming or
+  running an hrtimer: timers armed before the trace started are unknown;
+- the IPI that woke a CPU was sent at the first raise for it since its
+  last IPI was handled;
+- a CPU that woke with no interrupt before its next idle entry is written
+  as woken by an IRQ;
+- logical CPU numbers follow the DTB's /cpus in reg order, as in QEMU's
+  virt machine.
+"""
+import importlib.util
+import os
+import re
+import sys
+
+spec = importlib.util.spec_from_file_location(
+    "dt_idle_topology", os.path.join(os.path.dirname(__file__),
+                                     "dt-idle-topology.py"))
+dt = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(dt)
+
+EXIT = 4294967295
+EVENT = re.compile(r"^\s*.*?\[(\d+)\]\s+\S+\s+(\d+\.\d+):\s+(\w+):\s*(.*)$")
+FIELD = re.compile(r"(\w+)=(\S+)")
+# Expiry times beyond this (ns) are not CLOCK_MONOTONIC (a REALTIME timer).
+MONO_MAX_NS = 10 ** 15
+NO_TIMER_US = 10 ** 9
+
+
+def die(msg):
+    sys.exit(f"ftrace-idle-trace.py: {msg}")
+
+
+def domains(dtb):
+    """[(name, [cpu...], [(state, entry_us, exit_us, residency_us)])] of
+    the DTB's PSCI power domains that have idle states, and each CPU's
+    deepest idle state index."""
+    try:
+        board = dt.Board(dtb)
+        _, cpus = dt.extract(board)
+    except dt.Refused as err:
+        die(f"{dtb}: {err}")
+    deepest = {i: len(states) for i, (_, states, _) in enumerate(cpus)}
+    found = {}
+    for index, (_, _, chain) in enumerate(cpus):
+        for pd, _ in chain:
+            found.setdefault(pd.path, (pd, set()))[1].add(index)
+    out, names = [], set()
+    for path, (pd, members) in found.items():
+        states = []
+        for st in board.phandles(pd, "domain-idle-states"):
+            nums = []
+            for prop in ("entry-latency-us", "exit-latency-us",
+                         "min-residency-us"):
+                cells = st.cells(prop)
+                if not cells:
+                    die(f"{dtb}: {st.path}: no {prop}")
+                nums.append(cells[0])
+            states.append((st.name.split("@")[0], *nums))
+        if states:
+            states.sort(key=lambda s: s[3])
+            name = re.sub(r"[^A-Za-z0-9_-]", "-", pd.name)
+            while name in names:
+                name += "_"
+            names.add(name)
+            out.append((name, sorted(members), states))
+    if not out:
+        die(f"{dtb}: no PSCI power domain has domain-idle-states")
+    return out, deepest
+
+
+def cpus_of(text):
+    return [i for i in range(len(text) * 4) if int(text, 16) >> i & 1]
+
+
+def convert(lines, deepest):
+    """Idle periods (cpu, start, end, timer, wake, sent) in us, and
+    counts of what was assumed."""
+    armed = {}                  # hrtimer -> (cpu, expires ns)
+    entry = {}                  # cpu -> (time us, state, next timer us)
+    woke = {}                   # cpu -> period waiting for its interrupt
+    unserved = {}               # cpu -> first IPI raised since the last served
+    seen = set()                # CPUs seen arming or running an hrtimer
+    skew = []                   # hrtimer_expire_entry now= - event time, us
+    periods = []
+    counts = dict(events=0, other_clock=0, no_irq=0, unseen=0)
+    for line in lines:
+        m = EVENT.match(line)
+        if not m:
+            continue
+        cpu, t, name, rest = int(m.group(1)), float(m.group(2)) * 1e6, \
+            m.group(3), m.group(4)
+        f = dict(FIELD.findall(rest))
+        counts["events"] += 1
+        if name == "hrtimer_start":
+            seen.add(cpu)
+            exp = int(f["expires"])
+            if exp > MONO_MAX_NS:
+                counts["other_clock"] += 1
+                armed.pop(f["hrtimer"], None)
+            else:
+                armed[f["hrtimer"]] = (cpu, exp)
+        elif name in ("hrtimer_cancel", "hrtimer_expire_entry"):
+            armed.pop(f["hrtimer"], None)
+            if name == "hrtimer_expire_entry":
+                seen.add(cpu)
+                skew.append(int(f["now"]) / 1000 - t)
+        elif name == "ipi_raise":
+            mask = re.match(r"target_mask=([0-9a-f,]+)", rest)
+            if mask:
+                for c in cpus_of(mask.group(1).replace(",", "")):
+                    unserved.setdefault(c, t)
+        elif name == "cpu_idle":
+            c, state = int(f["cpu_id"]), int(f["state"])
+            if state != EXIT:
+                p = woke.pop(c, None)
+                if p:
+                    counts["no_irq"] += 1
+                    periods.append(p + ("irq", None))
+                if c not in seen:
+                    counts["unseen"] += 1
+                    continue
+                mine = [e for k, e in armed.values() if k == c]
+                timer = min(mine) / 1000 if mine else t + NO_TIMER_US
+                entry[c] = (t, state, timer)
+            elif c in entry:
+                start, state, timer = entry.pop(c)
+                woke[c] = (c, start, t, timer, state)
+        elif name == "irq_handler_entry" and cpu in woke:
+            p = woke.pop(cpu)
+            irq = f.get("name", "")
+            if irq == "arch_timer":
+                periods.append(p + ("timer", None))
+            elif irq == "IPI":
+                periods.append(p + ("ipi", unserved.pop(cpu, None)))
+            else:
+                periods.append(p + ("irq", None))
+        elif name == "irq_handler_entry" and f.get("name") == "IPI":
+            unserved.pop(cpu, None)
+    for p in woke.values():
+        counts["no_irq"] += 1
+        periods.append(p + ("irq", None))
+    if skew:
+        skew.sort()
+        mid = skew[len(skew) // 2]
+        if abs(mid) > 1000:
+            die(f"hrtimer expiry times and event times differ by {mid:.0f} us: "
+                "the trace was not taken with trace_clock=mono")
+    out = [(c, s, e, tm, w, sent) for c, s, e, tm, st, w, sent in periods
+           if st == deepest.get(c)]
+    counts["periods"], counts["deepest"] = len(periods), len(out)
+    return sorted(out, key=lambda p: (p[1], p[0])), counts
+
+
+def write(out, title, doms, periods):
+    out.write(f"# governor-sim trace v1: recorded, {title}\n")
+    for name, members, states in doms:
+        out.write(f"domain {name} {','.join(map(str, members))} "
+                  + " ".join(f"{s}:{e}:{x}:{r}" for s, e, x, r in states)
+                  + "\n")
+    for line in idle_lines(periods):
+        out.write(line + "\n")
+
+
+def idle_lines(periods):
+    for c, s, e, tm, wake, sent in periods:
+        if wake == "ipi" and sent is not None:
+            wake = f"ipi:{sent:.3f}"
+        elif wake == "ipi":
+            wake = "irq"
+        yield f"idle {c} {s:.3f} {e:.3f} {tm:.3f} {wake}"
+
+
+def check(path):
+    """KTAP: the idle lines converted from @path's ftrace lines against
+    its "# expect: idle" lines."""
+    deepest, lines, want = {}, [], []
+    for line in open(path):
+        if line.startswith("# expect: "):
+            want.append(line[len("# expect: "):].strip())
+        elif line.startswith("deepest "):
+            n = int(line.split()[1])
+            deepest = {c: n for c in range(64)}
+        elif not line.startswith(("#", "domain ")):
+            lines.append(line)
+    periods, _ = convert(lines, deepest)
+    got = list(idle_lines(periods))
+    print("KTAP version 1")
+    print(f"1..{len(want) + 1}")
+    bad = 0
+    for n, w in enumerate(want, 1):
+        ok = n <= len(got) and got[n - 1] == w
+        if not ok:
+            bad += 1
+            print(f"# got {got[n - 1] if n <= len(got) else 'nothing'}")
+        print(f"{'ok' if ok else 'not ok'} {n} {w}")
+    ok = len(got) == len(want)
+    if not ok:
+        bad += 1
+        print(f"# {len(got)} idle lines, {len(want)} expected")
+    print(f"{'ok' if ok else 'not ok'} {len(want) + 1} no other idle line")
+    return bad
+
+
+def main():
+    if len(sys.argv) == 3 and sys.argv[1] == "--check":
+        sys.exit(1 if check(sys.argv[2]) else 0)
+    if len(sys.argv) not in (3, 4):
+        die("usage: ftrace-idle-trace.py TOPOLOGY.dtb FTRACE [OUT.trace]")
+    dtb, ftrace = sys.argv[1], sys.argv[2]
+    doms, deepest = domains(dtb)
+    try:
+        lines = open(ftrace, errors="replace").read().splitlines()
+    except OSError as err:
+        die(f"cannot read {ftrace}: {err}")
+    if not any("trace_clock=mono" in l or "cpu_idle" in l for l in lines):
+        die(f"{ftrace}: no cpu_idle event")
+    periods, counts = convert(lines, deepest)
+    if not periods:
+        die(f"{ftrace}: no idle period in a CPU's deepest state")
+    out = open(sys.argv[3], "w") if len(sys.argv) == 4 else sys.stdout
+    write(out, f"{os.path.basename(ftrace)} on {os.path.basename(dtb)}",
+          doms, periods)
+    print(f"ftrace-idle-trace.py: {counts['events']} events, "
+          f"{counts['periods']} idle periods, {counts['deepest']} in the "
+          f"CPUs' deepest state written; {counts['unseen']} idle entries "
+          f"dropped before their CPU was seen with an hrtimer; "
+          f"{counts['no_irq']} without an interrupt after them (written as "
+          f"irq); {counts['other_clock']} hrtimers on other clocks ignored",
+          file=sys.stderr)
+
+
+if __name__ == "__main__":
+    main()
