@@ -68,6 +68,21 @@ def die(msg):
     sys.exit(f"ftrace-idle-trace.py: {msg}")
 
 
+def psci_with_domains(board):
+    """The PSCI node that holds the power domains: a topology boot's DTB
+    has QEMU's /psci and the grafted /firmware/psci, which Linux's PSCI
+    domain driver probes."""
+    for n in dt.walk(board.root):
+        if (any(c.startswith("arm,psci") for c in n.strings("compatible"))
+                and any(c.cells("#power-domain-cells") is not None
+                        for c in n.children)):
+            return n
+    return PSCI_NODE(board)
+
+
+PSCI_NODE, dt.psci_node = dt.psci_node, psci_with_domains
+
+
 def domains(dtb):
     """[(name, [cpu...], [(state, entry_us, exit_us, residency_us)])] of
     the DTB's PSCI power domains that have idle states, and each CPU's

@@ -193,8 +193,10 @@ static int cluster_cpus(int *first, int *last)
 #define TRACEFS "/sys/kernel/tracing"
 
 /* Whether ftrace events were enabled at boot: then trace from now on. */
-static int trace_start(void)
+static int trace_start(int ncpus)
 {
+	int cpu;
+
 	if (!strstr(cmdline(), "trace_event="))
 		return 0;
 	if (mount("tracefs", TRACEFS, "tracefs", 0, NULL)) {
@@ -202,7 +204,24 @@ static int trace_start(void)
 		return 0;
 	}
 	/* Drop the boot's events: opening "trace" for writing clears it. */
-	return !write_file(TRACEFS "/trace", "");
+	if (write_file(TRACEFS "/trace", ""))
+		return 0;
+	/*
+	 * Then wake every CPU once, so that the trace shows each one going
+	 * idle again, with its next timer armed: one idle since before the
+	 * trace would show neither.
+	 */
+	for (cpu = 0; cpu < ncpus; cpu++) {
+		pid_t pid = fork();
+
+		if (pid == 0) {
+			pin(cpu);
+			_exit(0);
+		}
+	}
+	while (wait(NULL) > 0)
+		;
+	return 1;
 }
 
 static void trace_stop(void)
@@ -293,7 +312,7 @@ int main(void)
 	ncpus = sysconf(_SC_NPROCESSORS_ONLN);
 	printf("idle-workload: start, %d CPUs online\n", ncpus);
 	dump("start");
-	tracing = trace_start();
+	tracing = trace_start(ncpus);
 
 	/* Idle. */
 	sleep_us(1500000);
