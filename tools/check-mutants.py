@@ -171,9 +171,14 @@ def run_one(name, rel, old, new):
         with open(path, 'w') as f:
             f.write(src)
     lines = r.stdout.splitlines()
+    # A run that ended without its summary (the build broke, the script
+    # died) says nothing about the mutant: not run, not caught.
+    if not any(l.startswith('kunit: ') for l in lines):
+        tail = (r.stderr.strip().splitlines() or ['no output'])[-1]
+        return None, f'{name}: NOT RUN (no "kunit:" summary; {tail})'
     caught = [l.split(': ', 1)[1] for l in lines
               if l.strip().startswith(('fail:', 'error:', 'missing:'))]
-    last = lines[-1] if lines else 'no output'
+    last = lines[-1]
     return bool(caught) or r.returncode != 0, f'{name}: {last}; caught by: {", ".join(caught) or "NOTHING"}'
 
 
@@ -181,18 +186,20 @@ def main():
     # A SIGTERM unwinds like an error, so that the tree is restored.
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(1))
     want = sys.argv[1:]
-    survivors = 0
+    survivors = not_run = 0
     for name, rel, old, new in MUTANTS:
         if want and not any(w in name for w in want):
             continue
         caught, line = run_one(name, rel, old, new)
         print(line, flush=True)
-        if not caught:
+        if caught is None:
+            not_run += 1
+        elif not caught:
             survivors += 1
     # Leave the build matching the tree again.
     subprocess.run([os.path.join(TOP, 'tools', 'run-kunit.sh')], capture_output=True)
-    print(f'mutants: {survivors} survived')
-    return 1 if survivors else 0
+    print(f'mutants: {survivors} survived, {not_run} not run')
+    return 1 if survivors or not_run else 0
 
 
 if __name__ == '__main__':

@@ -36,12 +36,20 @@ Assumptions, counted on stderr:
   CPU is missed); timers far beyond CLOCK_MONOTONIC (REALTIME) are
   ignored, BOOTTIME ones are taken as MONOTONIC (they differ by the time
   spent suspended);
-- a CPU's periods are written only once it has been seen arming or
-  running an hrtimer: timers armed before the trace started are unknown;
+- a CPU's periods are written only once its tick (tick_sched_timer) has
+  been seen armed or run: hrtimers armed before the trace started are
+  unknown, and the tick, which idle entry re-arms at the CPU's next
+  event, bounds them; periods that a timer interrupt ended more than
+  50 us before the recorded timer (a timer the trace did not see) are
+  counted;
+- a timer wakeup delivered as an IPI (a broadcast timer, on boards whose
+  idle states stop the local timer) is written as an IPI;
 - the IPI that woke a CPU was sent at the first raise for it since its
   last IPI was handled;
 - a CPU that woke with no interrupt before its next idle entry is written
   as woken by an IRQ;
+- a CPU still idle when the trace stops has that period closed at the
+  trace's last event, as if a timer had ended it there;
 - logical CPU numbers follow the DTB's /cpus in reg order, as in QEMU's
   virt machine.
 """
@@ -132,20 +140,26 @@ def convert(lines, deepest):
     entry = {}                  # cpu -> (time us, state, next timer us)
     woke = {}                   # cpu -> period waiting for its interrupt
     unserved = {}               # cpu -> first IPI raised since the last served
-    seen = set()                # CPUs seen arming or running an hrtimer
+    seen = set()                # CPUs whose tick was seen armed or run
     skew = []                   # hrtimer_expire_entry now= - event time, us
     periods = []
-    counts = dict(events=0, other_clock=0, no_irq=0, unseen=0)
+    counts = dict(events=0, other_clock=0, no_irq=0, unseen=0, early_timer=0,
+                  migrated=0, open=0)
+    last = 0.0
+    started_on = {}             # hrtimer -> CPU that armed it
     for line in lines:
         m = EVENT.match(line)
         if not m:
             continue
         cpu, t, name, rest = int(m.group(1)), float(m.group(2)) * 1e6, \
             m.group(3), m.group(4)
+        last = t
         f = dict(FIELD.findall(rest))
         counts["events"] += 1
         if name == "hrtimer_start":
-            seen.add(cpu)
+            if f.get("function") == "tick_sched_timer":
+                seen.add(cpu)
+            started_on[f["hrtimer"]] = cpu
             exp = int(f["expires"])
             if exp > MONO_MAX_NS:
                 counts["other_clock"] += 1
@@ -155,7 +169,10 @@ def convert(lines, deepest):
         elif name in ("hrtimer_cancel", "hrtimer_expire_entry"):
             armed.pop(f["hrtimer"], None)
             if name == "hrtimer_expire_entry":
-                seen.add(cpu)
+                if f.get("function") == "tick_sched_timer":
+                    seen.add(cpu)
+                if started_on.get(f["hrtimer"], cpu) != cpu:
+                    counts["migrated"] += 1
                 skew.append(int(f["now"]) / 1000 - t)
         elif name == "ipi_raise":
             mask = re.match(r"target_mask=([0-9a-f,]+)", rest)
@@ -182,6 +199,8 @@ def convert(lines, deepest):
             p = woke.pop(cpu)
             irq = f.get("name", "")
             if irq == "arch_timer":
+                if p[2] < p[3] - 50:
+                    counts["early_timer"] += 1
                 periods.append(p + ("timer", None))
             elif irq == "IPI":
                 periods.append(p + ("ipi", unserved.pop(cpu, None)))
@@ -192,6 +211,12 @@ def convert(lines, deepest):
     for p in woke.values():
         counts["no_irq"] += 1
         periods.append(p + ("irq", None))
+    # Still idle when the trace stops: closed at its last event, as if a
+    # timer had ended them there (how long they went on is unknown).
+    for c, (start, state, timer) in entry.items():
+        counts["open"] += 1
+        periods.append((c, start, last, min(timer, last), state, "timer",
+                        None))
     if skew:
         skew.sort()
         mid = skew[len(skew) // 2]
@@ -265,12 +290,20 @@ def main():
         lines = open(ftrace, errors="replace").read().splitlines()
     except OSError as err:
         die(f"cannot read {ftrace}: {err}")
+    ncpus = next((int(m.group(1)) for m in map(
+        re.compile(r"#.*#P:(\d+)").match, lines[:10]) if m), None)
+    if ncpus is not None and ncpus != len(deepest):
+        die(f"{ftrace} has {ncpus} CPUs, {dtb} {len(deepest)}: not the "
+            "DTB the trace was taken on")
     if not any("trace_clock=mono" in l or "cpu_idle" in l for l in lines):
         die(f"{ftrace}: no cpu_idle event")
     periods, counts = convert(lines, deepest)
     if not periods:
         die(f"{ftrace}: no idle period in a CPU's deepest state")
-    out = open(sys.argv[3], "w") if len(sys.argv) == 4 else sys.stdout
+    try:
+        out = open(sys.argv[3], "w") if len(sys.argv) == 4 else sys.stdout
+    except OSError as err:
+        die(f"cannot write {sys.argv[3]}: {err}")
     write(out, f"{os.path.basename(ftrace)} on {os.path.basename(dtb)}",
           doms, periods)
     print(f"ftrace-idle-trace.py: {counts['events']} events, "
@@ -278,7 +311,11 @@ def main():
           f"CPUs' deepest state written; {counts['unseen']} idle entries "
           f"dropped before their CPU was seen with an hrtimer; "
           f"{counts['no_irq']} without an interrupt after them (written as "
-          f"irq); {counts['other_clock']} hrtimers on other clocks ignored",
+          f"irq); {counts['open']} still open at the end, closed there; "
+          f"{counts['early_timer']} ended by a timer interrupt over "
+          f"50 us before their recorded timer; {counts['migrated']} hrtimers "
+          f"run on another CPU than the one that armed them; "
+          f"{counts['other_clock']} hrtimers on other clocks ignored",
           file=sys.stderr)
 
 

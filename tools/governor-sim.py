@@ -31,16 +31,17 @@ transition, lat_i = off + on latency, at power 1, plus P_i over the period,
 with P_i set so that state i breaks even with the next shallower one where
 the kernel's rule starts to choose it, T_i = residency_i + off_i
 (P_i = P_{i-1} - (lat_i - lat_{i-1}) / T_i, P_-1 = 1, lat_-1 = 0): the
-oracle's choice is then also the cheapest. Only genpd_cpu_pick_state() is
+oracle's choice is then also the cheapest. Only the three functions are
 the kernel's code; "pending" is modelled here, from the IPI that ended
-each CPU's idle period.
+each CPU's idle period, and so is genpd's rule that a domain is
+considered only while its subdomains are off in their deepest states.
 
 Traces are text (docs/simulator.md has the format): recorded ones are
 given as files; --synthetic writes and replays the synthetic families
 with a fixed seed. Usage:
 
   governor-sim.py [--tree DIR] [--out DIR] [--seed N] [--synthetic] [TRACE...]
-  governor-sim.py --check TRACE    (KTAP against TRACE's "# expect:" lines)
+  governor-sim.py --check TRACE... (KTAP against each TRACE's "# expect:" lines)
 """
 import argparse
 import bisect
@@ -457,35 +458,46 @@ def report(rows):
                   f"| {r['violations']} | {r['blocked']} |")
 
 
-def check(path, kernel):
-    """KTAP: the figures of @path against its "# expect: POLICY KEY VALUE"
-    lines (energy_pct and latency_us to 0.01)."""
-    (trace, dom, res), = simulate(path, kernel)
-    best = res["oracle"]["energy"] or 1.0
-    got = {}
-    for pol, r in res.items():
-        got[(pol, "periods")] = r["periods"]
-        got[(pol, "too_deep")] = r["deep"]
-        got[(pol, "too_shallow")] = r["shallow"]
-        got[(pol, "entries")] = r["entries"]
-        got[(pol, "violations")] = r["violations"]
-        got[(pol, "energy_pct")] = round(100 * r["energy"] / best, 2)
-        got[(pol, "latency_us")] = (round(r["latency"] / r["entries"] / 1000, 1)
-                                    if r["entries"] else 0)
-    expect = [line.split()[2:5] for line in open(path)
-              if line.startswith("# expect: ")]
-    if not expect:
-        die(f"{path}: no expect line")
+def check(paths, kernel):
+    """KTAP: the figures of each trace of @paths against its
+    "# expect: [DOMAIN] POLICY KEY VALUE" lines (energy_pct and latency_us
+    to 0.01; DOMAIN may be left out in a trace of one domain)."""
+    cases = []
+    for path in paths:
+        rows = simulate(path, kernel)
+        got = {}
+        for trace, dom, res in rows:
+            best = res["oracle"]["energy"] or 1.0
+            for pol, r in res.items():
+                for key, value in (
+                        ("periods", r["periods"]), ("too_deep", r["deep"]),
+                        ("too_shallow", r["shallow"]),
+                        ("entries", r["entries"]),
+                        ("violations", r["violations"]),
+                        ("blocked", r["blocked"]),
+                        ("energy_pct", round(100 * r["energy"] / best, 2)),
+                        ("latency_us", round(r["latency"] / r["entries"] / 1000, 1)
+                         if r["entries"] else 0)):
+                    got[(dom, pol, key)] = value
+        expect = [line.split()[2:] for line in open(path)
+                  if line.startswith("# expect: ")]
+        if not expect:
+            die(f"{path}: no expect line")
+        for e in expect:
+            if len(e) == 3 and len(rows) == 1:
+                e = [rows[0][1]] + e
+            if len(e) != 4:
+                die(f"{path}: expect line {' '.join(e)}: name the domain")
+            cases.append((os.path.basename(path), *e, got.get(tuple(e[:3]))))
     print("KTAP version 1")
-    print(f"1..{len(expect)}")
+    print(f"1..{len(cases)}")
     bad = 0
-    for n, (pol, key, want) in enumerate(expect, 1):
-        value = got.get((pol, key))
+    for n, (trace, dom, pol, key, want, value) in enumerate(cases, 1):
         ok = value is not None and abs(value - float(want)) < 0.011
         if not ok:
             bad += 1
-            print(f"# {trace}: {pol} {key}: got {value}, want {want}")
-        print(f"{'ok' if ok else 'not ok'} {n} {pol} {key} {want}")
+            print(f"# {trace}: {dom} {pol} {key}: got {value}, want {want}")
+        print(f"{'ok' if ok else 'not ok'} {n} {trace} {dom} {pol} {key} {want}")
     return bad
 
 
@@ -496,8 +508,8 @@ def main():
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--synthetic", action="store_true",
                     help="write and replay the synthetic families")
-    ap.add_argument("--check", metavar="TRACE",
-                    help="KTAP: TRACE's figures against its expect lines")
+    ap.add_argument("--check", metavar="TRACE", nargs="+",
+                    help="KTAP: each TRACE's figures against its expect lines")
     ap.add_argument("traces", nargs="*")
     args = ap.parse_args()
     kernel = build_decision(args.tree, args.out)

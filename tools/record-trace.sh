@@ -16,7 +16,8 @@
 #                             (tools/ftrace-idle-trace.py, with the DTB's
 #                             domains and states)
 #
-# and print tools/governor-sim.py's table for it.
+# and print tools/governor-sim.py's table for it (also in NAME.sim). Fails
+# if a domain has no idle period in the trace.
 #
 #   record-trace.sh [TOPOLOGY [EXTRA KERNEL ARGS]]   (default osi-2x4-system)
 set -euo pipefail
@@ -51,4 +52,8 @@ grep -q 'cpu_idle:' "$out/$name.ftrace" ||
 grep -q 'entries-in-buffer/entries-written: \([0-9]*\)/\1 ' "$out/$name.ftrace" ||
 	note "the trace buffer overflowed: its first periods are lost"
 "$top/tools/ftrace-idle-trace.py" "$out/$name.dtb" "$out/$name.ftrace" "$out/$name.trace"
-"$top/tools/governor-sim.py" "$out/$name.trace"
+"$top/tools/governor-sim.py" "$out/$name.trace" | tee "$out/$name.sim"
+empty=$(awk -F'|' '$5 ~ /timers/ && $4 + 0 == 0 { print $3 }' "$out/$name.sim" | xargs)
+[ -z "$empty" ] ||
+	die "no idle period of domain(s) $empty: their CPUs were never idle in their deepest state together in the trace"
+

@@ -55,9 +55,9 @@ if [ $boots != none ] && grep -qs '^\$ qemu-system-aarch64' "$out/kunit.py.log";
 		"$top/tools/test-nohz-full.sh" > "$out/nohz-full.ktap" || rc=1
 		note "booting each device-tree topology of kunit/topologies/, two at a time"
 		"$top/tools/boot-topologies.sh" > "$out/topologies.ktap" || rc=1
-		note "replaying kunit/sim/check.trace through the kernel's decision (governor-sim.py)"
+		note "replaying kunit/sim/check.trace and hierarchy.trace through the kernel's decision (governor-sim.py)"
 		"$top/tools/governor-sim.py" --check "$top/kunit/sim/check.trace" \
-			> "$out/sim.ktap" || rc=1
+			"$top/kunit/sim/hierarchy.trace" > "$out/sim.ktap" || rc=1
 		note "converting kunit/sim/ftrace.fixture into an idle trace (ftrace-idle-trace.py)"
 		"$top/tools/ftrace-idle-trace.py" --check "$top/kunit/sim/ftrace.fixture" \
 			> "$out/ftrace-trace.ktap" || rc=1
