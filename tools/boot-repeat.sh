@@ -21,11 +21,7 @@ jobs=2
 if [ "${1:-}" = -j ]; then jobs=$2; shift 2; fi
 [ $# -ge 1 ] || die "usage: boot-repeat.sh [-j JOBS] TOPOLOGY [COUNT [EXTRA KERNEL ARGS]]"
 name=$1 count=${2:-20} extra=${3:-}
-src="$top/kunit/topologies/$name.dtsi"
-if [ ! -f "$src" ] && [ -f "$name" ]; then
-	src=$name name=$(basename "$name" .dtsi)
-fi
-[ -f "$src" ] || die "no topology $name in kunit/topologies/ and no file $name"
+topology_source "$name"
 [ -f "$kout/vmlinux" ] || die "no test kernel: run make test (or make kunit) first"
 out="$build/repeat"
 mkdir -p "$out"

@@ -63,6 +63,8 @@ spec = importlib.util.spec_from_file_location(
                                      "dt-idle-topology.py"))
 dt = importlib.util.module_from_spec(spec)
 spec.loader.exec_module(dt)
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import ktap  # noqa: E402
 
 EXIT = 4294967295
 EVENT = re.compile(r"^\s*.*?\[(\d+)\]\s+\S+\s+(\d+\.\d+):\s+(\w+):\s*(.*)$")
@@ -262,21 +264,14 @@ def check(path):
             lines.append(line)
     periods, _ = convert(lines, deepest)
     got = list(idle_lines(periods))
-    print("KTAP version 1")
-    print(f"1..{len(want) + 1}")
-    bad = 0
-    for n, w in enumerate(want, 1):
-        ok = n <= len(got) and got[n - 1] == w
-        if not ok:
-            bad += 1
-            print(f"# got {got[n - 1] if n <= len(got) else 'nothing'}")
-        print(f"{'ok' if ok else 'not ok'} {n} {w}")
+    results = []
+    for n, w in enumerate(want):
+        line = got[n] if n < len(got) else "nothing"
+        results.append((line == w, w, [] if line == w else [f"got {line}"]))
     ok = len(got) == len(want)
-    if not ok:
-        bad += 1
-        print(f"# {len(got)} idle lines, {len(want)} expected")
-    print(f"{'ok' if ok else 'not ok'} {len(want) + 1} no other idle line")
-    return bad
+    results.append((ok, "no other idle line",
+                    [] if ok else [f"{len(got)} idle lines, {len(want)} expected"]))
+    return ktap.emit(results)
 
 
 def main():

@@ -54,6 +54,9 @@ import re
 import subprocess
 import sys
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import ktap  # noqa: E402
+
 TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 S64_MAX = (1 << 63) - 1
 POLICIES = ("timers", "pending", "learn", "informed", "oracle")
@@ -489,16 +492,13 @@ def check(paths, kernel):
             if len(e) != 4:
                 die(f"{path}: expect line {' '.join(e)}: name the domain")
             cases.append((os.path.basename(path), *e, got.get(tuple(e[:3]))))
-    print("KTAP version 1")
-    print(f"1..{len(cases)}")
-    bad = 0
-    for n, (trace, dom, pol, key, want, value) in enumerate(cases, 1):
+    results = []
+    for trace, dom, pol, key, want, value in cases:
         ok = value is not None and abs(value - float(want)) < 0.011
-        if not ok:
-            bad += 1
-            print(f"# {trace}: {dom} {pol} {key}: got {value}, want {want}")
-        print(f"{'ok' if ok else 'not ok'} {n} {trace} {dom} {pol} {key} {want}")
-    return bad
+        results.append((ok, f"{trace} {dom} {pol} {key} {want}",
+                        [] if ok else [f"{trace}: {dom} {pol} {key}: got "
+                                       f"{value}, want {want}"]))
+    return ktap.emit(results)
 
 
 def main():

@@ -110,6 +110,17 @@ kunit_qemu_args() { # <cpus> <extra command line> <initrd> [build dir]
 	qemu_args+=(-initrd "$3")
 }
 
+# The topology source NAME names: kunit/topologies/NAME.dtsi, or else the
+# file NAME itself (a board's build/boards/NAME.dtsi...); sets src, and
+# name to the file's base name. Dies if there is neither.
+topology_source() { # <name>
+	name=$1 src="$top/kunit/topologies/$1.dtsi"
+	if [ ! -f "$src" ] && [ -f "$1" ]; then
+		src=$1 name=$(basename "$1" .dtsi)
+	fi
+	[ -f "$src" ] || die "no topology $1 in kunit/topologies/ and no file $1"
+}
+
 # A line of a topology source's header (" * <key>: VALUE"), or nothing.
 topology_header() { # <src> <key>
 	sed -n "s/^ \* $2: //p" "$1"

@@ -24,11 +24,7 @@ set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
 name=${1:-osi-2x4-system} extra=${2:-}
-src="$top/kunit/topologies/$name.dtsi"
-if [ ! -f "$src" ] && [ -f "$name" ]; then
-	src=$name name=$(basename "$name" .dtsi)
-fi
-[ -f "$src" ] || die "no topology $name in kunit/topologies/ and no file $name"
+topology_source "$name"
 [ "$variant" = trace ] || die "run with KERNEL_VARIANT=trace (make trace does)"
 grep -qs '^\$ qemu-system-aarch64' "$kout/kunit.py.log" ||
 	die "no trace kernel that ran its suites: run make trace"
