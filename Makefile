@@ -6,7 +6,7 @@
 SHELL := /bin/bash
 T := tools
 
-.PHONY: help deps tree tree-reset export demo test test-debug test-boards check-dt dtbs kunit check check-configs kunit-tree fresh-check repeat each-patch mutants bench bench-cputime sim trace x86 ci clean
+.PHONY: help deps tree tree-reset export demo test test-debug test-boards check-dt dtbs kunit check check-configs kunit-tree fresh-check repeat each-patch mutants bench bench-cputime sim trace lava x86 ci clean
 
 help: ## this list
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/' | expand -t 14
@@ -51,11 +51,12 @@ kunit: deps ## the inner loop: build incrementally and run the KUnit suites only
 	@$(T)/make-tree.sh --ensure
 	@$(T)/run-kunit.sh --suites-only
 
-check: deps ## checkpatch --strict, sign-offs, prefixes; the series applies in order; dt bindings; sparse
+check: deps ## checkpatch --strict, sign-offs, prefixes; the series applies in order; dt bindings; sparse; the LAVA jobs validate
 	@$(T)/make-tree.sh --ensure
 	@$(T)/check-series.sh
 	@$(T)/check-bindings.sh
 	@$(T)/check-sparse.sh
+	@$(T)/lava-jobs.sh
 
 check-configs: deps ## the series builds with KUNIT=n, KUNIT=m, and in arm64 defconfig (scaled time on, off)
 	@$(T)/make-tree.sh --ensure
@@ -94,6 +95,10 @@ trace: deps ## build the trace kernel (test kernel + ftrace events) and run its 
 	@KERNEL_VARIANT=trace $(T)/run-kunit.sh --suites-only
 	@KERNEL_VARIANT=trace $(T)/record-trace.sh $(or $(TOPOLOGY),osi-2x4-system)
 
+lava: deps ## write the LAVA jobs (QEMU, db845c and FVP templates) and their artifacts into build/lava (BASE_URL=where the artifacts go; docs/lab.md)
+	@$(T)/make-tree.sh --ensure
+	@$(T)/lava-jobs.sh $(TOPOLOGY)
+
 bench-cputime: deps ## instructions per tick of CPU time accounting: 6.1, scaled time off and on
 	@$(T)/make-tree.sh --ensure
 	@$(T)/bench-cputime.sh
@@ -107,4 +112,4 @@ ci: check test-debug test test-boards ## what .ci/run does
 clean: ## remove build outputs, keep build/linux (and build/fresh-root: rm it by hand, unmounted)
 	rm -rf build/kunit-arm64 build/kunit-arm64-debug build/kunit-nohz-full build/kunit-tree build/kunit-alltests \
 		build/kunit-nohz-full-debug build/sparse build/configs build/topologies build/topologies-debug \
-		build/taskstats* build/demo build/guest
+		build/taskstats* build/demo build/guest build/lava build/lava-debug

@@ -19,6 +19,7 @@ pkgs=(
 	sparse			# make check: no new sparse warning in the files the series touches
 	debootstrap		# make fresh-check: a bare Debian 12 root
 	gdb-multiarch		# tools/hang-timers.sh reads a hung boot's vCPU timers
+	lava-common python3-yaml python3-jinja2	# the LAVA jobs: validated with lava-common, qemu device type rendered (docs/lab.md)
 )
 
 missing=()

@@ -6,7 +6,8 @@
 # boot (tools/test-nohz-full.sh) and one boot per device-tree topology
 # (tools/boot-topologies.sh), and the checks of the domain governor's
 # simulator (tools/governor-sim.py --check) and of the ftrace converter
-# (tools/ftrace-idle-trace.py --check). Then every console log of the run is searched
+# (tools/ftrace-idle-trace.py --check), and the LAVA jobs against our own
+# QEMU command (tools/test-lava-jobs.sh). Then every console log of the run is searched
 # for the reports of the kernel's checkers (tools/kernel-reports.py). Keeps
 # the raw log and the parsed results in build/kunit-arm64/ (with
 # KERNEL_VARIANT=debug, the debug kernel of make test-debug:
@@ -61,8 +62,10 @@ if [ $boots != none ] && grep -qs '^\$ qemu-system-aarch64' "$out/kunit.py.log";
 		note "converting kunit/sim/ftrace.fixture into an idle trace (ftrace-idle-trace.py)"
 		"$top/tools/ftrace-idle-trace.py" --check "$top/kunit/sim/ftrace.fixture" \
 			> "$out/ftrace-trace.ktap" || rc=1
+		note "the LAVA jobs: validated, LAVA's QEMU command against ours, booted and read by the job's monitors"
+		"$top/tools/test-lava-jobs.sh" > "$out/lava.ktap" || rc=1
 		ktaps+=(--ktap "nohz_full=$out/nohz-full.ktap"
-			--ktap "topology_boots=$out/topologies.ktap"
+			--ktap "topology_boots=$out/topologies.ktap" --ktap "lava_jobs=$out/lava.ktap"
 			--ktap "governor_sim=$out/sim.ktap" --ktap "ftrace_idle_trace=$out/ftrace-trace.ktap")
 	fi
 fi
@@ -78,6 +81,7 @@ if [ ${#ktaps[@]} -gt 0 ]; then
 			f=${f##*/}
 			logs+=("topology_${f%.dtsi}=$build/topologies$sfx/${f%.dtsi}.log")
 		done
+		logs+=("lava_qemu_job=$build/lava$sfx/lava-boot.log")
 	fi
 fi
 if grep -qs '^\$ qemu-system-aarch64' "$out/kunit.py.log"; then

@@ -1,0 +1,131 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# The series' checks on a board or model with real PSCI firmware in
+# OS-initiated mode (the firmware model off), run by a LAVA test shell
+# (tools/lava-jobs.py board|fvp, docs/lab.md). POSIX sh and busybox tools.
+#
+# Reads the boot log, then the statistics of genpd (debugfs pm_genpd) and
+# cpuidle (sysfs) before and after an idle period, and the PSCI functions
+# the firmware has (debugfs psci). Each check is a LAVA test case
+# (lava-test-case) when run under LAVA, else a KTAP line; counts are
+# LAVA measurements. Exits non-zero when a check fails.
+#
+# Environment: OSI_ROOT, a prefix for /sys and the boot log (tests);
+# OSI_IDLE, the idle period's command (default: sleep 30); OSI_DMESG, a
+# file holding the boot log (default: dmesg's output).
+set -u
+
+root=${OSI_ROOT:-}
+genpd=$root/sys/kernel/debug/pm_genpd
+cpus=$root/sys/devices/system/cpu
+n=0
+failed=0
+[ -n "$root" ] || grep -qs ' /sys/kernel/debug debugfs ' /proc/mounts ||
+	mount -t debugfs none /sys/kernel/debug
+
+# case <name> <pass|fail|skip> [measurement units]
+case_() {
+	n=$((n + 1))
+	[ "$2" = fail ] && failed=$((failed + 1))
+	if command -v lava-test-case > /dev/null; then
+		if [ $# -ge 4 ]; then
+			lava-test-case "$1" --result "$2" --measurement "$3" --units "$4"
+		else
+			lava-test-case "$1" --result "$2"
+		fi
+		return
+	fi
+	case $2 in
+	pass) echo "ok $n $1${3:+ # $3 ${4:-}}" ;;
+	skip) echo "ok $n $1 # SKIP" ;;
+	*) echo "not ok $n $1" ;;
+	esac
+}
+
+check() { # <name> <command...>: pass when the command succeeds
+	name=$1
+	shift
+	if "$@"; then case_ "$name" pass; else case_ "$name" fail; fi
+}
+
+if [ -n "${OSI_DMESG:-}" ]; then cat "$OSI_DMESG"; else dmesg; fi > /tmp/osi-dmesg.txt
+has() { grep -q "$1" /tmp/osi-dmesg.txt; }
+
+echo "KTAP version 1"
+check osi-mode has 'CPUidle PSCI: Initialized CPU PM domain topology using OSI mode'
+check firmware-model-off eval '! has "psci: firmware model"'
+
+# The PSCI functions the firmware has (debugfs psci, 6.1 and later).
+if [ -r "$root/sys/kernel/debug/psci" ]; then
+	psci=$root/sys/kernel/debug/psci
+	check firmware-osi-supported grep -q '^OSI is supported' "$psci"
+	for fn in STAT_RESIDENCY STAT_COUNT; do
+		if grep -q "PSCI_$fn is supported" "$psci"; then
+			case_ "firmware-has-psci-$fn" pass
+		else
+			case_ "firmware-has-psci-$fn" skip
+		fi
+	done
+else
+	case_ firmware-osi-supported fail
+fi
+
+# The CPU PM domains: those with a CPU device attached, and, in turn, every
+# domain with one of them as a subdomain. Other domains of the SoC are not
+# ours to judge.
+cpu_domains() {
+	for d in "$genpd"/*/; do
+		grep -qs '/devices/system/cpu/cpu[0-9]*$' "$d/devices" && basename "$d"
+	done > /tmp/osi-domains.txt
+	while :; do
+		for d in "$genpd"/*/; do
+			grep -qsxF -f /tmp/osi-domains.txt "$d/sub_domains" && basename "$d"
+		done | cat /tmp/osi-domains.txt - | sort -u > /tmp/osi-domains.new
+		cmp -s /tmp/osi-domains.new /tmp/osi-domains.txt && break
+		mv /tmp/osi-domains.new /tmp/osi-domains.txt
+	done
+}
+
+# Snapshot: lines "<kind> <name> <usage> <time> <rejected>".
+snapshot() {
+	while read -r dom; do
+		d=$genpd/$dom
+		[ -r "$d/idle_states" ] || continue
+		awk -v dom="$dom" 'NR > 1 && $1 ~ /^S[0-9]+$/ {
+			print "genpd", dom "." $1, $3, $2, $4 }' "$d/idle_states"
+	done < /tmp/osi-domains.txt
+	for s in "$cpus"/cpu[0-9]*/cpuidle/state[0-9]*; do
+		[ -r "$s/usage" ] || continue
+		cpu=$(basename "$(dirname "$(dirname "$s")")")
+		echo "cpuidle $cpu.$(cat "$s/name" | tr -c 'A-Za-z0-9_.\n-' _) $(cat "$s/usage") $(cat "$s/time") $(cat "$s/rejected" 2>/dev/null || echo 0)"
+	done
+}
+
+cpu_domains
+snapshot > /tmp/osi-before.txt
+eval "${OSI_IDLE:-sleep 30}"
+snapshot > /tmp/osi-after.txt
+
+domains=$(wc -l < /tmp/osi-domains.txt)
+if [ "$domains" -gt 0 ]; then
+	case_ genpd-cpu-domains-found pass "$domains" domains
+else
+	case_ genpd-cpu-domains-found fail
+fi
+
+# Every state of every CPU PM domain and every CPU idle state was entered
+# during the idle period; its entries and time are measurements.
+while read -r kind name usage time rejected; do
+	before=$(awk -v k="$kind" -v s="$name" '$1 == k && $2 == s { print $3, $4, $5 }' /tmp/osi-before.txt)
+	set -- ${before:-0 0 0}
+	du=$((usage - $1)) dt=$((time - $2)) dr=$((rejected - $3))
+	if [ "$du" -gt 0 ]; then r=pass; else r=fail; fi
+	case_ "$kind.$name.entered" "$r" "$du" entries
+	unit=ms
+	[ "$kind" = cpuidle ] && unit=us
+	case_ "$kind.$name.time" pass "$dt" "$unit"
+	[ "$kind" = genpd ] && case_ "$kind.$name.rejected" pass "$dr" requests
+done < /tmp/osi-after.txt
+
+echo "1..$n"
+[ "$failed" -eq 0 ]

@@ -1,0 +1,350 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: GPL-2.0
+"""LAVA jobs for the series' tests (docs/lab.md).
+
+  lava-jobs.py qemu OUT.yaml --topology NAME --base-url URL --argv FILE
+      The job for LAVA's "qemu" device type that boots the test kernel on a
+      topology as our own boot does: FILE holds, one argument a line, the command
+      tools/lava-jobs.sh takes from tools/lib.sh (topology_boot), mapped
+      onto LAVA's job context and image arguments. Its monitors turn the
+      KUnit suites' KTAP, and the workload's end, into LAVA results.
+  lava-jobs.py board OUT.yaml     template: a Qualcomm board with its own
+      OSI firmware (dragonboard-845c), the firmware model off.
+  lava-jobs.py fvp OUT.yaml       template: Arm FVP Base RevC with TF-A
+      built with PSCI_OS_INIT_MODE=1.
+  lava-jobs.py validate JOB.yaml...
+      KTAP: each job passes lava_common.schemas.validate (Debian's
+      lava-common), strict.
+  lava-jobs.py command JOB.yaml DEVICE_TYPES_DIR KEY=FILE...
+      The QEMU command LAVA's dispatcher runs for the job: the device type's
+      template (qemu.jinja2 of Debian's lava-server) rendered with the job's
+      context, then the images' arguments with KEY ({kernel}, {initrd},
+      {dtb}) replaced by FILE; one argument a line.
+  lava-jobs.py monitor JOB.yaml CONSOLE.log
+      The results the job's monitors find in a console log, as LAVA's
+      dispatcher finds them (pexpect: the earliest of the end string and
+      the pattern, in turn); lines "<monitor> <case> <result>", and
+      "<monitor> status <passed|failed>".
+"""
+
+import argparse
+import os
+import re
+import shlex
+import sys
+
+import yaml
+
+TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+OSI_CHECKS = os.path.join(TOP, "ci", "lava", "osi-checks.sh")
+
+# A KTAP result line, as one pattern with the "result" group LAVA reads:
+# "ok" (pass), "not ok" (fail), or, for a line with a SKIP directive, the
+# empty string (skip), so that a skipped case is never counted a pass.
+# Anchored to the start of a line (after indentation); the whole line must
+# have arrived (up to its newline) before it matches.
+KTAP_PATTERN = (r"(?<![^\n])[ \t]*"
+                r"(?P<result>not ok|ok(?! [0-9]+ [^\r\n#]*# SKIP)|(?=ok [0-9]+ [^\r\n#]*# SKIP))"
+                r"(?:ok)? [0-9]+ (?P<test_case_id>[^\r\n#]+?) ?(?:# [^\r\n]*)?\r?\n")
+KTAP_FIXUP = {"ok": "pass", "not ok": "fail", "": "skip"}
+
+WORKLOAD_START = "idle-workload: start"
+WORKLOAD_DONE = "idle-workload: done"
+
+# Options LAVA's qemu device type adds to every command (qemu.jinja2):
+# -nographic, a network card and no monitor. -nographic is also ours.
+LAVA_ADDS = {("-net", None), ("-monitor", "none")}
+
+
+def timeouts(job_minutes):
+    return {"job": {"minutes": job_minutes}, "action": {"minutes": 15},
+            "connection": {"minutes": 2}}
+
+
+def option_pairs(argv):
+    """QEMU's argv (program first) as [(option, value or None)]."""
+    pairs, i = [], 1
+    while i < len(argv):
+        if i + 1 < len(argv) and not argv[i + 1].startswith("-"):
+            pairs.append((argv[i], argv[i + 1]))
+            i += 2
+        else:
+            pairs.append((argv[i], None))
+            i += 1
+    return pairs
+
+
+def qemu_job(args):
+    """Map our QEMU command onto a LAVA qemu job."""
+    argv = args.argv
+    if not argv or not os.path.basename(argv[0]).startswith("qemu-system-aarch64"):
+        sys.exit("lava-jobs.py: the command must be qemu-system-aarch64's")
+    context = {"arch": "arm64"}
+    extra, images = [], {}
+    for opt, val in option_pairs(argv):
+        if opt == "-machine":
+            context["machine"] = val
+        elif opt == "-cpu":
+            context["cpu"] = val
+        elif opt == "-m":
+            context["memory"] = int(val)
+        elif opt == "-nographic":
+            continue  # LAVA's template has it
+        elif opt in ("-kernel", "-initrd", "-dtb"):
+            label = {"-kernel": "kernel", "-initrd": "initrd", "-dtb": "dtb"}[opt]
+            images[label] = os.path.basename(val)
+        elif opt == "-append":
+            append = val
+        else:
+            extra.append(opt if val is None else f"{opt} {val}")
+    missing = {"kernel", "initrd", "dtb"} - set(images)
+    if missing:
+        sys.exit(f"lava-jobs.py: the command has no {', '.join(sorted(missing))}")
+    context["extra_options"] = extra
+    base = args.base_url.rstrip("/")
+    image = {
+        "kernel": {"image_arg": "-kernel {kernel} -append " + shlex.quote(append)},
+        "initrd": {"image_arg": "-initrd {initrd}"},
+        "dtb": {"image_arg": "-dtb {dtb}"},
+    }
+    for label, name in images.items():
+        image[label]["url"] = f"{base}/{name}"
+    return {
+        "device_type": "qemu",
+        "job_name": f"hierarchical CPU idle: KUnit suites and idle workload on {args.topology} (QEMU, PSCI firmware model)",
+        "timeouts": timeouts(30),
+        "priority": "medium",
+        "visibility": "public",
+        "metadata": {"topology": args.topology,
+                     "source": "tools/lava-jobs.sh (docs/lab.md)"},
+        "context": context,
+        "actions": [
+            {"deploy": {"to": "tmpfs", "timeout": {"minutes": 5}, "images": image}},
+            {"boot": {"method": "qemu", "media": "tmpfs", "timeout": {"minutes": 2}}},
+            {"test": {"timeout": {"minutes": 20}, "monitors": [
+                {"name": "kunit", "start": "KTAP version 1",
+                 "end": WORKLOAD_START, "pattern": KTAP_PATTERN,
+                 "fixupdict": KTAP_FIXUP},
+                {"name": "idle-workload", "start": WORKLOAD_START,
+                 "end": "reboot: Power down",
+                 "pattern": r"(?P<test_case_id>idle-workload): (?P<result>done)\r?\n",
+                 "fixupdict": {"done": "pass"}},
+            ]}},
+        ],
+    }
+
+
+def osi_checks_definition(name, description):
+    """An inline test definition that runs ci/lava/osi-checks.sh."""
+    with open(OSI_CHECKS) as f:
+        script = f.read()
+    return {
+        "from": "inline", "name": name, "path": f"inline/{name}.yaml",
+        "repository": {
+            "metadata": {"format": "Lava-Test Test Definition 1.0",
+                         "name": name, "description": description},
+            "run": {"steps": [
+                "cat > /tmp/osi-checks.sh << 'OSI_CHECKS_EOF'\n" + script + "OSI_CHECKS_EOF",
+                "sh /tmp/osi-checks.sh",
+            ]},
+        },
+    }
+
+
+def board_job(args):
+    """A Qualcomm board with real OSI firmware: db845c (sdm845), fastboot."""
+    checks = osi_checks_definition(
+        "osi-checks", "genpd, cpuidle and PSCI statistics after an idle period")
+    return {
+        "device_type": "dragonboard-845c",
+        "job_name": "hierarchical CPU idle on real OSI firmware: sdm845-db845c (template)",
+        "timeouts": timeouts(45),
+        "priority": "medium",
+        "visibility": "public",
+        "metadata": {"template": "fill in the URLs (docs/lab.md)",
+                     "kernel": "the series, CONFIG_ARM_PSCI_FW_MODEL=n"},
+        "actions": [
+            {"deploy": {"to": "fastboot", "timeout": {"minutes": 15},
+                        "images": {
+                            "boot": {"url": "{{BOOT_IMG_URL}}"},
+                            "rootfs": {"url": "{{ROOTFS_URL}}", "apply-overlay": True,
+                                       "compression": "gz"}}}},
+            {"boot": {"method": "fastboot", "timeout": {"minutes": 10},
+                      "prompts": ["root@(.*):[/~]#"]}},
+            {"test": {"timeout": {"minutes": 15}, "definitions": [checks]}},
+        ],
+    }
+
+
+def fvp_job(args):
+    """Arm FVP Base RevC, TF-A with PSCI_OS_INIT_MODE=1, the model off."""
+    checks = osi_checks_definition(
+        "osi-checks", "genpd, cpuidle and PSCI statistics after an idle period")
+    model = "/opt/model/Base_RevC_AEMvA_pkg/models/Linux64_GCC-9.3/FVP_Base_RevC-2xAEMvA"
+    return {
+        "device_type": "fvp",
+        "job_name": "hierarchical CPU idle on TF-A in OS-initiated mode: FVP Base RevC (template)",
+        "timeouts": timeouts(60),
+        "priority": "medium",
+        "visibility": "public",
+        "metadata": {"template": "fill in the URLs and the model's image (docs/lab.md)",
+                     "tf-a": "make PLAT=fvp PSCI_OS_INIT_MODE=1 all fip",
+                     "kernel": "the series, CONFIG_ARM_PSCI_FW_MODEL=n"},
+        "actions": [
+            {"deploy": {"to": "fvp", "timeout": {"minutes": 5}, "images": {
+                "bl1": {"url": "{{TFA_BL1_URL}}"},
+                "fip": {"url": "{{TFA_FIP_URL}}"},
+                "kernel": {"url": "{{KERNEL_IMAGE_URL}}"},
+                "dtb": {"url": "{{FVP_DTB_URL}}"},
+                "ramdisk": {"url": "{{RAMDISK_URL}}"}}}},
+            {"boot": {
+                "method": "fvp", "timeout": {"minutes": 20},
+                "docker": {"name": "fvp:base-revc", "local": True},
+                "image": model,
+                "license_variable": "ARMLMD_LICENSE_FILE={{LICENSE}}",
+                "console_string": r"terminal_0: Listening for serial connection on port (?P<PORT>\d+)",
+                "arguments": [
+                    "-C cluster0.NUM_CORES=4", "-C cluster1.NUM_CORES=4",
+                    "-C pctl.startup=0.0.0.0", "-C bp.secure_memory=1",
+                    "-C bp.secureflashloader.fname={BL1}",
+                    "-C bp.flashloader0.fname={FIP}",
+                    "--data cluster0.cpu0={KERNEL}@0x80080000",
+                    "--data cluster0.cpu0={DTB}@0x82000000",
+                    "--data cluster0.cpu0={RAMDISK}@0x84000000",
+                    "-C bp.ve_sysregs.exit_on_shutdown=1",
+                    "-C cache_state_modelled=0",
+                ],
+                "prompts": ["/ #", "root@(.*):[/~]#"]}},
+            {"test": {"timeout": {"minutes": 20}, "definitions": [checks]}},
+        ],
+    }
+
+
+def validate(paths):
+    from lava_common.schemas import validate as lava_validate
+    from voluptuous import Invalid
+    print("KTAP version 1")
+    print(f"1..{len(paths)}")
+    bad = 0
+    for n, path in enumerate(paths, 1):
+        with open(path) as f:
+            job = yaml.safe_load(f)
+        try:
+            lava_validate(job, strict=True)
+            print(f"ok {n} {os.path.basename(path)}: valid for lava-common's schema (strict)")
+        except Invalid as exc:
+            bad += 1
+            print(f"# {exc}")
+            print(f"not ok {n} {os.path.basename(path)}: valid for lava-common's schema (strict)")
+    return 1 if bad else 0
+
+
+def command(job_path, types_dir, files):
+    """The dispatcher's QEMU argv for the job (lava_dispatcher's
+    CallQemuAction: the device's command, options and extra, then the
+    images' arguments with their files)."""
+    import jinja2
+    with open(job_path) as f:
+        job = yaml.safe_load(f)
+    env = jinja2.Environment(loader=jinja2.FileSystemLoader(types_dir),
+                             trim_blocks=True, autoescape=False)
+    device = yaml.safe_load(env.get_template(job["device_type"] + ".jinja2")
+                            .render(**job.get("context", {})))
+    qemu = device["actions"]["boot"]["methods"]["qemu"]["parameters"]
+    words = [qemu["command"]] + qemu.get("options", []) + [str(e) for e in qemu.get("extra", [])]
+    images = next(a["deploy"] for a in job["actions"] if "deploy" in a)["images"]
+    subst = dict(kv.split("=", 1) for kv in files)
+    for label, image in images.items():
+        if label not in subst:
+            sys.exit(f"lava-jobs.py: no file for image {label}")
+        arg = image["image_arg"]
+        for key, path in subst.items():
+            arg = arg.replace("{%s}" % key, path)
+        words.append(arg)
+    # The dispatcher runs the words joined by spaces, split as a shell would.
+    for word in shlex.split(" ".join(words)):
+        print(word)
+
+
+def monitor(job_path, log_path):
+    """LAVA's monitors over a console log (TestMonitorAction)."""
+    with open(job_path) as f:
+        job = yaml.safe_load(f)
+    with open(log_path, errors="replace") as f:
+        text = f.read()
+    monitors = next(a["test"] for a in job["actions"]
+                    if "test" in a and "monitors" in a["test"])["monitors"]
+    pos, rc = 0, 0
+    for mon in monitors:
+        name, fix = mon["name"], mon.get("fixupdict", {})
+        start = re.compile(mon["start"], re.DOTALL).search(text, pos)
+        if not start:
+            print(f"{name} status failed")
+            return 1
+        pos = start.end()
+        end_re = re.compile(mon["end"], re.DOTALL)
+        pat_re = re.compile(mon["pattern"], re.DOTALL)
+        while True:
+            e, p = end_re.search(text, pos), pat_re.search(text, pos)
+            if e and (not p or e.start() <= p.start()):
+                pos = e.end()
+                print(f"{name} status passed")
+                break
+            if not p:
+                print(f"{name} status failed")
+                return 1
+            pos = p.end()
+            groups = p.groupdict()
+            result = fix.get(groups["result"], groups["result"])
+            case = re.sub(r"\W+", "_", groups["test_case_id"].strip().lower())
+            print(f"{name} {case} {result}")
+    return rc
+
+
+def write(job, path):
+    with open(path, "w") as f:
+        f.write("# Generated by tools/lava-jobs.py; docs/lab.md says how to run it.\n")
+        yaml.safe_dump(job, f, sort_keys=False, width=1000)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    sub = ap.add_subparsers(dest="cmd", required=True)
+    q = sub.add_parser("qemu")
+    q.add_argument("out")
+    q.add_argument("--topology", required=True)
+    q.add_argument("--base-url", required=True)
+    q.add_argument("--argv", required=True)
+    for name in ("board", "fvp"):
+        sub.add_parser(name).add_argument("out")
+    v = sub.add_parser("validate")
+    v.add_argument("jobs", nargs="+")
+    c = sub.add_parser("command")
+    c.add_argument("job")
+    c.add_argument("types_dir")
+    c.add_argument("files", nargs="*")
+    m = sub.add_parser("monitor")
+    m.add_argument("job")
+    m.add_argument("log")
+    args = ap.parse_args()
+
+    if args.cmd == "qemu":
+        with open(args.argv) as f:
+            args.argv = f.read().splitlines()
+        write(qemu_job(args), args.out)
+    elif args.cmd == "board":
+        write(board_job(args), args.out)
+    elif args.cmd == "fvp":
+        write(fvp_job(args), args.out)
+    elif args.cmd == "validate":
+        return validate(args.jobs)
+    elif args.cmd == "command":
+        command(args.job, args.types_dir, args.files)
+    elif args.cmd == "monitor":
+        return monitor(args.job, args.log)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
