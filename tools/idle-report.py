@@ -17,7 +17,7 @@ The checks, for a boot in OS-initiated mode:
     the host's scheduling of the vCPU threads, so it is shown, not checked;
   - requests denied because of a core still booting (turned on, no
     CPU_SUSPEND yet) are at most one per three cores turned on. cpuidle-psci
-    holds a CPU's domain from before its CPU_ON (patch 0035), so what is
+    holds a CPU's domain from before its CPU_ON (patch hierarchical-idle/0023), so what is
     left is the race of the core's first idle entry: it has released its
     domain, another core asks for the domain, and the firmware sees that
     request before the booting core's own CPU_SUSPEND (measured: 0.3-0.4 ms
@@ -26,7 +26,7 @@ The checks, for a boot in OS-initiated mode:
     such denials in about 1340 cores turned on; but apq8016-sbc (4 CPUs
     in one cluster, multi-threaded TCG, 719 of its 4829 requests denied
     under the timers policy) had 9 for 61 cores turned on in one CI run,
-    which failed a first bound of one per ten. Without 0035: 143-203 in
+    which failed a first bound of one per ten. Without hierarchical-idle/0023: 143-203 in
     each boot of sc8280xp-crd, about 67 cores turned on (2-3 per core),
     and 164 and 259 for 69 and 68 (the check's own test), 6 to 12 times
     this bound.

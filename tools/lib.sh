@@ -52,34 +52,89 @@ minsec() { printf '%d min %02d s' $(($1 / 60)) $(($1 % 60)); }
 # git in the generated kernel tree.
 tgit() { git -C "$tree" "$@"; }
 
-# The patch files of the series, in order, as paths.
-series_files() {
+# patches/ holds several series, each a directory patches/NAME with its own
+# "series" file (its patches in order) and cover letter; patches/series
+# lists the directories in the order they apply. In build/linux they are
+# one line of commits above "base"; branch end/NAME marks where series NAME
+# ends, but for the last one, which ends at HEAD. make-tree.sh sets
+# rebase.updateRefs, so that a rebase across them moves the branches too.
+
+# The names of the series, in order.
+series_names() {
 	[ -f "$patches/series" ] || return 0
-	grep -v '^[[:space:]]*\(#\|$\)' "$patches/series" | sed "s|^|$patches/|"
+	grep -v '^[[:space:]]*\(#\|$\)' "$patches/series"
 }
 
-# Write the commits base..HEAD of the tree as patch files into directory $1.
+# The patch files of series NAME, or of all of them in order, as paths.
+series_files() { # [name]
+	local s
+	for s in ${1:-$(series_names)}; do
+		[ -f "$patches/$s/series" ] || continue
+		grep -v '^[[:space:]]*\(#\|$\)' "$patches/$s/series" | sed "s|^|$patches/$s/|"
+	done
+}
+
+# The tree's commits of series NAME, as a git range: from the end of the
+# series before it (base for the first) to its own end.
+series_range() { # <name>
+	local s prev=base last
+	last=$(series_names | tail -1)
+	for s in $(series_names); do
+		if [ "$s" = "$1" ]; then
+			[ "$s" = "$last" ] && echo "$prev..HEAD" || echo "$prev..end/$s"
+			return 0
+		fi
+		prev=end/$s
+	done
+	return 1
+}
+
+# True when each series' end branch exists in the tree and the ends follow
+# one another on the way from base to HEAD; else says what is wrong.
+series_ends_ok() {
+	local s prev=base last
+	last=$(series_names | tail -1)
+	for s in $(series_names); do
+		[ "$s" = "$last" ] && break
+		if ! tgit rev-parse -q --verify "end/$s" >/dev/null; then
+			note "build/linux has no branch end/$s (where series $s ends)"
+			return 1
+		fi
+		if ! tgit merge-base --is-ancestor "$prev" "end/$s" ||
+			! tgit merge-base --is-ancestor "end/$s" HEAD; then
+			note "end/$s of build/linux is not between $prev and HEAD"
+			return 1
+		fi
+		prev=end/$s
+	done
+}
+
+# Write the commits of series NAME as patch files into directory $1.
 # --zero-commit, --no-signature and a fixed abbreviation length make the
 # output depend on the commits' content only, so two exports of the same work
 # compare equal.
-format_series() {
+format_series() { # <dir> <name>
 	tgit -c core.abbrev=12 format-patch -q --zero-commit --no-signature --no-numbered \
-		-o "$1" base..HEAD >/dev/null
+		-o "$1" "$(series_range "$2")" >/dev/null
 }
 
 # True when the commits above base in the tree are exactly patches/.
 tree_matches_patches() {
-	local tmp rc=0 f
+	local tmp rc=0 f s
+	series_ends_ok 2>/dev/null || return 1
 	tmp=$(mktemp -d)
-	format_series "$tmp"
-	if [ "$(ls "$tmp" | sort)" != "$(series_files | xargs -rn1 basename | sort)" ]; then
-		rc=1
-	else
-		for f in "$tmp"/*.patch; do
+	for s in $(series_names); do
+		mkdir -p "$tmp/$s"
+		format_series "$tmp/$s" "$s"
+		if [ "$(ls "$tmp/$s" | sort)" != "$(series_files "$s" | xargs -rn1 basename | sort)" ]; then
+			rc=1
+			break
+		fi
+		for f in "$tmp/$s"/*.patch; do
 			[ -e "$f" ] || continue
-			cmp -s "$f" "$patches/${f##*/}" || { rc=1; break; }
+			cmp -s "$f" "$patches/$s/${f##*/}" || { rc=1; break 2; }
 		done
-	fi
+	done
 	rm -rf "$tmp"
 	return $rc
 }

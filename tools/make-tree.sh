@@ -1,7 +1,9 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # Generate build/linux: the pristine Debian kernel source as a git repository
-# (first commit, tagged "base") with patches/series applied on top by git am.
+# (first commit, tagged "base") with the series of patches/ applied on top by
+# git am, in the order patches/series gives, each series's end marked by a
+# branch end/NAME (lib.sh).
 #
 #   make-tree.sh           create the tree, or bring it up to date with
 #                          patches/; refuse to touch work that is not exported
@@ -45,19 +47,26 @@ create_base() {
 }
 
 apply_series() {
-	local p out
+	local p out s last
 	tgit checkout -q -B series base
-	while read -r p; do
-		[ -f "$p" ] || die "patches/series names ${p#$top/}, which does not exist"
-		if ! out=$(tgit am -q --committer-date-is-author-date "$p" 2>&1); then
-			tgit am --abort >/dev/null 2>&1 || true
-			printf '%s\n' "$out" | sed -n 's/^error: patch failed: \(.*\)$/\1/p;s/^error: \(.*\): does not exist in index$/\1 (missing)/p' |
-				sed "s|^|make-tree: ${p#$top/} does not apply to |" >&2
-			die "stopped at ${p#$top/}; the tree holds the patches before it"
-		fi
-	done < <(series_files)
+	tgit config rebase.updateRefs true
+	last=$(series_names | tail -1)
+	for s in $(series_names); do
+		[ -f "$patches/$s/series" ] || die "patches/series names $s, which has no patches/$s/series"
+		while read -r p; do
+			[ -f "$p" ] || die "patches/$s/series names ${p#$top/}, which does not exist"
+			if ! out=$(tgit am -q --committer-date-is-author-date "$p" 2>&1); then
+				tgit am --abort >/dev/null 2>&1 || true
+				printf '%s\n' "$out" | sed -n 's/^error: patch failed: \(.*\)$/\1/p;s/^error: \(.*\): does not exist in index$/\1 (missing)/p' |
+					sed "s|^|make-tree: ${p#$top/} does not apply to |" >&2
+				die "stopped at ${p#$top/}; the tree holds the patches before it"
+			fi
+		done < <(series_files "$s")
+		# Where the series ends (the last ends at HEAD).
+		[ "$s" = "$last" ] || tgit branch -f "end/$s" HEAD
+	done
 	tgit rev-parse HEAD > "$tree/.git/series-applied"
-	note "applied $(series_files | wc -l) patches on $version"
+	note "applied $(series_files | wc -l) patches in $(series_names | wc -l) series on $version"
 }
 
 mkdir -p "$build"
