@@ -14,13 +14,13 @@ help: ## this list
 deps: ## install the Debian packages the build needs (only those missing)
 	@$(T)/install-deps.sh
 
-tree: deps ## build/linux: pristine 6.1 + patches/series, as a git tree
+tree: deps ## build/linux: pristine 6.1 + the four series of patches/ (patches/series), as a git tree
 	@$(T)/make-tree.sh
 
 tree-reset: deps ## rebuild build/linux from patches/, saving local commits on a branch
 	@$(T)/make-tree.sh --reset
 
-export: ## write the commits of build/linux back into patches/
+export: ## write the commits of build/linux back into patches/, series by series (end/NAME branches)
 	@$(T)/export-series.sh
 
 demo: deps ## boot the series in QEMU, OSI mode on a 1x4 topology, and print the idle report (DEMO_POLICY=pending or learn: the governor's other policies)
@@ -51,12 +51,12 @@ kunit: deps ## the inner loop: build incrementally and run the KUnit suites only
 	@$(T)/make-tree.sh --ensure
 	@$(T)/run-kunit.sh --suites-only
 
-check: deps ## checkpatch --strict, sign-offs, prefixes; the series applies in order; dt bindings; sparse; the LAVA jobs validate
+check: deps ## checkpatch --strict, sign-offs, prefixes; the series apply in order (independent ones to base alone), cover letters name base, deps, tests; dt bindings; sparse; the LAVA jobs validate
 	@$(T)/make-tree.sh --ensure
 	@$(T)/check-series.sh
 	@$(T)/check-bindings.sh
 	@$(T)/check-sparse.sh
-	@$(T)/lava-jobs.sh
+	@LAVA_OUT=build/lava-check $(T)/lava-jobs.sh
 
 check-configs: deps ## the series builds with KUNIT=n, KUNIT=m, and in arm64 defconfig (scaled time on, off)
 	@$(T)/make-tree.sh --ensure
@@ -112,4 +112,4 @@ ci: check test-debug test test-boards ## what .ci/run does
 clean: ## remove build outputs, keep build/linux (and build/fresh-root: rm it by hand, unmounted)
 	rm -rf build/kunit-arm64 build/kunit-arm64-debug build/kunit-nohz-full build/kunit-tree build/kunit-alltests \
 		build/kunit-nohz-full-debug build/sparse build/configs build/topologies build/topologies-debug \
-		build/taskstats* build/demo build/guest build/lava build/lava-debug
+		build/taskstats* build/demo build/guest build/lava build/lava-check build/lava-check-debug

@@ -13,6 +13,16 @@ tree_dirty && note "WARNING: build/linux has uncommitted changes; they are not e
 [ -n "$(series_names)" ] || die "patches/series names no series"
 series_ends_ok || die "cannot tell where each series ends in build/linux; nothing was exported"
 
+# Commits made on top of the tree since the last export or make tree land
+# in the last series: say so, in case one was meant for another.
+applied=$(cat "$tree/.git/series-applied" 2>/dev/null || true)
+last=$(series_names | tail -1)
+if [ -n "$applied" ] && tgit merge-base --is-ancestor "$applied" HEAD 2>/dev/null; then
+	tgit log --format="%s" "$applied..HEAD" | while read -r subj; do
+		note "new commit \"$subj\" goes into the last series, $last (git rebase -i base moves it)"
+	done
+fi
+
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 total=0 changed=0

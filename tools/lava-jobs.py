@@ -20,6 +20,12 @@
       template (qemu.jinja2 of Debian's lava-server) rendered with the job's
       context, then the images' arguments with KEY ({kernel}, {initrd},
       {dtb}) replaced by FILE; one argument a line.
+  lava-jobs.py sysfs CONSOLE.log PHASE DIR
+      A sysfs and debugfs under DIR as the idle workload dumped them in a
+      console log at PHASE ("=== idle-workload: PHASE ===" up to its end):
+      pm_genpd's idle_states, cpuidle's state files, and each domain's
+      devices and sub_domains from pm_genpd_summary. For the test of
+      ci/lava/osi-checks.sh on a real boot's figures.
   lava-jobs.py monitor JOB.yaml CONSOLE.log
       The results the job's monitors find in a console log, as LAVA's
       dispatcher finds them (pexpect: the earliest of the end string and
@@ -28,6 +34,7 @@
 """
 
 import argparse
+import hashlib
 import os
 import re
 import shlex
@@ -38,14 +45,18 @@ import yaml
 TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 OSI_CHECKS = os.path.join(TOP, "ci", "lava", "osi-checks.sh")
 
-# A KTAP result line, as one pattern with the "result" group LAVA reads:
-# "ok" (pass), "not ok" (fail), or, for a line with a SKIP directive, the
-# empty string (skip), so that a skipped case is never counted a pass.
-# Anchored to the start of a line (after indentation); the whole line must
-# have arrived (up to its newline) before it matches.
-KTAP_PATTERN = (r"(?<![^\n])[ \t]*"
+# A KTAP result line of a suite or of a test case (no indentation, or
+# four spaces), as one pattern with the "result" group LAVA reads: "ok"
+# (pass), "not ok" (fail), or, for a line with a SKIP directive, the empty
+# string (skip), so that a skipped case is never counted a pass. The lines
+# of a parameterised case's parameters (eight spaces) are left out: 6.1
+# prints them "ok" with no directive when the case is skipped as a whole,
+# and the case's own line gives its result. Anchored to the start of a
+# line; the whole line must have arrived (up to its newline, after the
+# carriage returns a pty adds: "\r\r\n" under LAVA) before it matches.
+KTAP_PATTERN = (r"(?<![^\n])(?:    )?"
                 r"(?P<result>not ok|ok(?! [0-9]+ [^\r\n#]*# SKIP)|(?=ok [0-9]+ [^\r\n#]*# SKIP))"
-                r"(?:ok)? [0-9]+ (?P<test_case_id>[^\r\n#]+?) ?(?:# [^\r\n]*)?\r?\n")
+                r"(?:ok)? [0-9]+ (?P<test_case_id>[^\r\n#]+?) ?(?:# [^\r\n]*)?\r*\n")
 KTAP_FIXUP = {"ok": "pass", "not ok": "fail", "": "skip"}
 
 WORKLOAD_START = "idle-workload: start"
@@ -57,8 +68,10 @@ LAVA_ADDS = {("-net", None), ("-monitor", "none")}
 
 
 def timeouts(job_minutes):
+    # A monitor waits up to the connection timeout for its next match; the
+    # workload's monitor has one match, at its end.
     return {"job": {"minutes": job_minutes}, "action": {"minutes": 15},
-            "connection": {"minutes": 2}}
+            "connection": {"minutes": 10}}
 
 
 def option_pairs(argv):
@@ -92,7 +105,7 @@ def qemu_job(args):
             continue  # LAVA's template has it
         elif opt in ("-kernel", "-initrd", "-dtb"):
             label = {"-kernel": "kernel", "-initrd": "initrd", "-dtb": "dtb"}[opt]
-            images[label] = os.path.basename(val)
+            images[label] = val
         elif opt == "-append":
             append = val
         else:
@@ -107,8 +120,10 @@ def qemu_job(args):
         "initrd": {"image_arg": "-initrd {initrd}"},
         "dtb": {"image_arg": "-dtb {dtb}"},
     }
-    for label, name in images.items():
-        image[label]["url"] = f"{base}/{name}"
+    for label, path in images.items():
+        image[label]["url"] = f"{base}/{os.path.basename(path)}"
+        with open(path, "rb") as f:
+            image[label]["sha256sum"] = hashlib.sha256(f.read()).hexdigest()
     return {
         "device_type": "qemu",
         "job_name": f"hierarchical CPU idle: KUnit suites and idle workload on {args.topology} (QEMU, PSCI firmware model)",
@@ -127,7 +142,7 @@ def qemu_job(args):
                  "fixupdict": KTAP_FIXUP},
                 {"name": "idle-workload", "start": WORKLOAD_START,
                  "end": "reboot: Power down",
-                 "pattern": r"(?P<test_case_id>idle-workload): (?P<result>done)\r?\n",
+                 "pattern": r"(?P<test_case_id>idle-workload): (?P<result>done)\r*\n",
                  "fixupdict": {"done": "pass"}},
             ]}},
         ],
@@ -162,7 +177,9 @@ def board_job(args):
         "priority": "medium",
         "visibility": "public",
         "metadata": {"template": "fill in the URLs (docs/lab.md)",
-                     "kernel": "the series, CONFIG_ARM_PSCI_FW_MODEL=n"},
+                     "kernel": "the series, CONFIG_ARM_PSCI_FW_MODEL=n",
+                     "boot.img": "mkbootimg with the kernel, qcom/sdm845-db845c.dtb appended, kernel command line: console=ttyMSM0,115200n8, root= the partition the lab flashes rootfs to, log_buf_len=4M (the checks read the boot log from its start)",
+                     "rootfs": "an ext4 image with a shell, awk and dmesg (the LAVA overlay is applied to it)"},
         "actions": [
             {"deploy": {"to": "fastboot", "timeout": {"minutes": 15},
                         "images": {
@@ -170,7 +187,7 @@ def board_job(args):
                             "rootfs": {"url": "{{ROOTFS_URL}}", "apply-overlay": True,
                                        "compression": "gz"}}}},
             {"boot": {"method": "fastboot", "timeout": {"minutes": 10},
-                      "prompts": ["root@(.*):[/~]#"]}},
+                      "prompts": ["root@(.*):[/~]#", "/ #"]}},
             {"test": {"timeout": {"minutes": 15}, "definitions": [checks]}},
         ],
     }
@@ -188,7 +205,7 @@ def fvp_job(args):
         "priority": "medium",
         "visibility": "public",
         "metadata": {"template": "fill in the URLs and the model's image (docs/lab.md)",
-                     "tf-a": "make PLAT=fvp PSCI_OS_INIT_MODE=1 all fip",
+                     "tf-a": "make PLAT=fvp PSCI_OS_INIT_MODE=1 ENABLE_PSCI_STAT=1 ENABLE_PMF=1 ARM_LINUX_KERNEL_AS_BL33=1 PRELOADED_BL33_BASE=0x80080000 ARM_PRELOADED_DTB_BASE=0x82000000 all fip",
                      "kernel": "the series, CONFIG_ARM_PSCI_FW_MODEL=n"},
         "actions": [
             {"deploy": {"to": "fvp", "timeout": {"minutes": 5}, "images": {
@@ -196,7 +213,8 @@ def fvp_job(args):
                 "fip": {"url": "{{TFA_FIP_URL}}"},
                 "kernel": {"url": "{{KERNEL_IMAGE_URL}}"},
                 "dtb": {"url": "{{FVP_DTB_URL}}"},
-                "ramdisk": {"url": "{{RAMDISK_URL}}"}}}},
+                "ramdisk": {"url": "{{RAMDISK_URL}}", "format": "cpio.newc",
+                            "overlays": {"lava": True}}}}},
             {"boot": {
                 "method": "fvp", "timeout": {"minutes": 20},
                 "docker": {"name": "fvp:base-revc", "local": True},
@@ -270,7 +288,8 @@ def monitor(job_path, log_path):
     """LAVA's monitors over a console log (TestMonitorAction)."""
     with open(job_path) as f:
         job = yaml.safe_load(f)
-    with open(log_path, errors="replace") as f:
+    # newline="": the carriage returns stay, as LAVA sees them.
+    with open(log_path, errors="replace", newline="") as f:
         text = f.read()
     monitors = next(a["test"] for a in job["actions"]
                     if "test" in a and "monitors" in a["test"])["monitors"]
@@ -301,6 +320,46 @@ def monitor(job_path, log_path):
     return rc
 
 
+def sysfs(log_path, phase, root):
+    """Write the files a console log's PHASE dumped under ROOT."""
+    with open(log_path, errors="replace") as f:
+        lines = f.read().splitlines()
+    try:
+        start = lines.index(f"=== idle-workload: {phase} ===")
+        end = lines.index(f"=== idle-workload: end of {phase} ===", start)
+    except ValueError:
+        sys.exit(f"lava-jobs.py: no phase '{phase}' in {log_path}")
+    files, path = {}, None
+    for line in lines[start + 1:end]:
+        m = re.match(r"==> (/.*) <==$", line)
+        if m:
+            path = m.group(1)
+            files[path] = []
+        elif path:
+            files[path].append(line)
+    summary = files.pop("/sys/kernel/debug/pm_genpd/pm_genpd_summary", [])
+    dom, devices, subs = None, {}, {}
+    for line in summary[3:]:
+        if line and not line[0].isspace():
+            dom = line.split()[0]
+            devices.setdefault(dom, [])
+            subs.setdefault(dom, [])
+        elif dom and line.strip().startswith("/"):
+            devices[dom].append(line.split()[0])
+        elif dom and line.strip():
+            subs[dom] += [c.strip() for c in line.split(",") if c.strip()]
+    for d in devices:
+        base = f"/sys/kernel/debug/pm_genpd/{d}"
+        files[f"{base}/devices"] = devices[d]
+        files[f"{base}/sub_domains"] = subs[d]
+    for path, body in files.items():
+        out = os.path.join(root, path.lstrip("/"))
+        os.makedirs(os.path.dirname(out), exist_ok=True)
+        with open(out, "w") as f:
+            f.write("".join(l + "\n" for l in body))
+    return 0
+
+
 def write(job, path):
     with open(path, "w") as f:
         f.write("# Generated by tools/lava-jobs.py; docs/lab.md says how to run it.\n")
@@ -324,6 +383,10 @@ def main():
     c.add_argument("job")
     c.add_argument("types_dir")
     c.add_argument("files", nargs="*")
+    f = sub.add_parser("sysfs")
+    f.add_argument("log")
+    f.add_argument("phase")
+    f.add_argument("root")
     m = sub.add_parser("monitor")
     m.add_argument("job")
     m.add_argument("log")
@@ -341,6 +404,8 @@ def main():
         return validate(args.jobs)
     elif args.cmd == "command":
         command(args.job, args.types_dir, args.files)
+    elif args.cmd == "sysfs":
+        return sysfs(args.log, args.phase, args.root)
     elif args.cmd == "monitor":
         return monitor(args.job, args.log)
     return 0

@@ -1,7 +1,8 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # Write the LAVA jobs of docs/lab.md into build/lava (with
-# KERNEL_VARIANT=debug: build/lava-debug):
+# KERNEL_VARIANT=debug: build/lava-debug; LAVA_OUT=DIR: DIR, as make check
+# and make test do, so that they leave make lava's jobs alone):
 #   qemu-TOPOLOGY.yaml   LAVA's qemu device type boots the test kernel on a
 #                        topology (default osi-1x4, the demo's) with the
 #                        QEMU command our own topology boot runs
@@ -21,7 +22,7 @@ set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
 topology_source "${1:-osi-1x4}"
-out="$build/lava$sfx"
+out="${LAVA_OUT:-$build/lava$sfx}"
 base_url=${BASE_URL:-https://lab.example.org/artifacts/hierarchical-idle}
 mkdir -p "$out/artifacts"
 rm -f "$out"/*.yaml "$out"/artifacts/*

@@ -57,7 +57,9 @@ tgit() { git -C "$tree" "$@"; }
 # lists the directories in the order they apply. In build/linux they are
 # one line of commits above "base"; branch end/NAME marks where series NAME
 # ends, but for the last one, which ends at HEAD. make-tree.sh sets
-# rebase.updateRefs, so that a rebase across them moves the branches too.
+# rebase.updateRefs, so that a rebase across them moves the branches too
+# (its todo list has "update-ref" lines; a todo written by a script must
+# keep them, or the branches stay behind and export refuses to run).
 
 # The names of the series, in order.
 series_names() {
@@ -113,9 +115,13 @@ series_ends_ok() {
 # --zero-commit, --no-signature and a fixed abbreviation length make the
 # output depend on the commits' content only, so two exports of the same work
 # compare equal.
+# A series' subject prefix is patches/NAME/subject-prefix ("PATCH 6.1",
+# "PATCH NOT FOR UPSTREAM"), else "PATCH".
 format_series() { # <dir> <name>
+	local prefix=PATCH
+	[ -f "$patches/$2/subject-prefix" ] && prefix=$(head -1 "$patches/$2/subject-prefix")
 	tgit -c core.abbrev=12 format-patch -q --zero-commit --no-signature --no-numbered \
-		-o "$1" "$(series_range "$2")" >/dev/null
+		--subject-prefix="$prefix" -o "$1" "$(series_range "$2")" >/dev/null
 }
 
 # True when the commits above base in the tree are exactly patches/.

@@ -81,7 +81,7 @@ if [ ${#ktaps[@]} -gt 0 ]; then
 			f=${f##*/}
 			logs+=("topology_${f%.dtsi}=$build/topologies$sfx/${f%.dtsi}.log")
 		done
-		logs+=("lava_qemu_job=$build/lava$sfx/lava-boot.log")
+		logs+=("lava_qemu_job=$build/lava-check$sfx/lava-boot.log")
 	fi
 fi
 if grep -qs '^\$ qemu-system-aarch64' "$out/kunit.py.log"; then

@@ -8,24 +8,25 @@
 #    context) is our topology boot's, argument for argument, but for what
 #    LAVA's device type adds to every job (a network card, no monitor);
 #  - the artifacts the job downloads are the files our boot read;
-#  - that command, run here, boots: the job's monitors, read as LAVA reads
-#    them, find the run's KUnit results (as many, and as many skipped, as
-#    the console has KTAP result lines) and the workload's end, and find
-#    the same results in our own boot's log of the topology;
-#  - ci/lava/osi-checks.sh, the templates' test shell, passes on a
-#    well-formed sysfs and fails each of three broken ones.
+#  - that command, run here on a pty as LAVA runs it, boots: the job's
+#    monitors, read as LAVA reads them, report exactly the statuses
+#    kunit.py's parser finds for every suite and test case (skips as
+#    skips) and the workload's end, and find the same results in our own
+#    boot's log of the topology;
+#  - ci/lava/osi-checks.sh, the templates' test shell, passes on a real
+#    boot's dumped figures and fails each of four broken variants.
 # Needs make test's kernel and topology boots (build/topologies/).
 set -uo pipefail
 . "$(dirname "$0")/lib.sh"
 
 name=osi-1x4
-out="$build/lava$sfx"
+out="$build/lava-check$sfx"
 types="$build/lava-server/x/usr/share/lava-server/device-types"
 ktap_n=0
 echo "KTAP version 1"
 
 # 1. The jobs, validated (their KTAP as diagnostics).
-"$top/tools/lava-jobs.sh" "$name" > "$out.validate" 2> "$out.stderr"
+LAVA_OUT=$out "$top/tools/lava-jobs.sh" "$name" > "$out.validate" 2> "$out.stderr"
 ktap_check $? "tools/lava-jobs.sh writes the three jobs and lava-common validates them"
 sed 's/^/# /' "$out.validate"
 job="$out/qemu-$name.yaml"
@@ -72,30 +73,58 @@ EOF
 ktap_check $? "LAVA's QEMU command for the job is our $name boot's (LAVA adds only -net nic, -net user, -monitor none)"
 sed 's/^/# /' "$out/argv.diff"
 
-ok=0
+ok=0 n=0
 while read -r a; do
 	case $a in
-	*/Image.gz | */initramfs.cpio) cmp -s "$a" "$arts/${a##*/}" || ok=1 ;;
+	*/Image.gz | */initramfs.cpio)
+		n=$((n + 1))
+		cmp -s "$a" "$arts/${a##*/}" || ok=1 ;;
 	esac
 done < "$out/qemu-$name.argv"
-ktap_check $ok "the job's artifacts are the kernel and initramfs our boot ran"
+[ $n -eq 2 ] || ok=1
+ktap_check $ok "the job's artifacts are the kernel and initramfs our boot ran ($n compared)"
 
-# 4. Boot LAVA's command; read its console with the job's monitors.
+# 4. Boot LAVA's command as LAVA's dispatcher does, on a pseudo-terminal
+# (script(1)): the pty turns each of the guest's "\r\n" into "\r\r\n".
+# Read its console with the job's monitors.
 log="$out/lava-boot.log"
 mapfile -t argv < "$out/lava.argv"
-timeout 600 "${argv[@]}" < /dev/null > "$log" 2>&1
+script -qefc "$(printf '%q ' timeout 600 "${argv[@]}")" /dev/null < /dev/null > "$log" 2>&1
 grep -q 'idle-workload: done' "$log"
 ktap_check $? "LAVA's command boots the kernel, its suites and the workload to the end"
+[ "$(grep -c $'\r\r$' "$log")" -gt 100 ]
+ktap_check $? "the console reads as LAVA reads it: lines end in \\r\\r\\n"
 
 "$top/tools/lava-jobs.py" monitor "$job" "$log" > "$out/lava-boot.results"
 ktap_check $? "the job's two monitors find their start and end strings"
-results=$(grep -c '^kunit [^ ]* \(pass\|fail\|skip\)$' "$out/lava-boot.results")
-lines=$(grep -cE '^[[:space:]]*(not )?ok [0-9]+ ' "$log")
-skips=$(grep -c '^kunit [^ ]* skip$' "$out/lava-boot.results")
-skip_lines=$(grep -cE '^[[:space:]]*(not )?ok [0-9]+ .*# SKIP' "$log")
+# kunit.py's own parser, on the same console, gives each suite's and each
+# test case's status: the monitors must report exactly those.
+/usr/bin/python3 - "$tree/tools/testing/kunit" "$log" "$out/lava-boot.results" \
+	> "$out/kunit-parser.diff" <<'EOF2'
+import collections, io, re, sys
+sys.path.insert(0, sys.argv[1])
+import kunit_parser
+from kunit_parser import TestStatus
+text = open(sys.argv[2], "rb").read().decode(errors="replace").replace("\r", "")
+kunit_parser.stdout._output = io.StringIO()   # its progress lines
+test = kunit_parser.parse_run_tests(l + "\n" for l in text.split("\n"))
+word = {TestStatus.SUCCESS: "pass", TestStatus.SKIPPED: "skip"}
+slug = lambda n: re.sub(r"\W+", "_", n.strip().lower())
+want = collections.Counter()
+for suite in test.subtests:
+    want[(slug(suite.name), word.get(suite.status, "fail"))] += 1
+    for case in suite.subtests:
+        want[(slug(case.name), word.get(case.status, "fail"))] += 1
+got = collections.Counter(tuple(l.split()[1:3]) for l in open(sys.argv[3])
+                          if l.startswith("kunit ") and not l.startswith("kunit status "))
+for k in sorted((want - got) + (got - want)):
+    print("kunit.py:" if k in want - got else "monitor:", *k)
+print(f"{sum(got.values())} results, {sum(v for k, v in got.items() if k[1] == 'skip')} skipped")
+sys.exit(0 if want == got and got else 1)
+EOF2
+ktap_check $? "the kunit monitor's results are kunit.py's statuses of every suite and test case, skips as skips ($(tail -1 "$out/kunit-parser.diff"))"
+head -20 "$out/kunit-parser.diff" | sed 's/^/# /'
 fails=$(grep -c '^kunit [^ ]* fail$' "$out/lava-boot.results")
-[ "$results" -eq "$lines" ] && [ "$skips" -eq "$skip_lines" ] && [ "$results" -gt 0 ]
-ktap_check $? "the kunit monitor reports every KTAP result line as a LAVA result, skips as skips ($results results, $skips skipped; the console has $lines and $skip_lines)"
 [ "$fails" -eq 0 ]
 ktap_check $? "no KUnit result of LAVA's boot is a failure ($fails)"
 grep -qx 'idle-workload idle_workload pass' "$out/lava-boot.results"
@@ -107,62 +136,57 @@ ours="$build/topologies$sfx/$name.log"
 ktap_check $? "the monitors find the same results in our own $name boot (${ours#$top/})"
 head -20 "$out/results.diff" | sed 's/^/# /'
 
-# 5. The templates' test shell on a made-up sysfs: a good one, then three
-# broken ones (a cluster state never entered, no OSI mode, the model on).
-fake_root() { # <dir>: two CPUs, a CPU domain each, a cluster, a non-CPU domain
-	local r=$1 g=$1/sys/kernel/debug/pm_genpd c d
-	rm -rf "$r"
-	mkdir -p "$g" "$r/log"
-	for c in 0 1; do
-		d=$g/cpu-pd$c
-		mkdir -p "$d" "$r/sys/devices/system/cpu/cpu$c/cpuidle/state0"
-		echo "/devices/system/cpu/cpu$c" > "$d/devices"
-		: > "$d/sub_domains"
-		printf 'State          Time Spent(ms) Usage      Rejected\nS0             10             5          0\n' > "$d/idle_states"
-		echo WFI > "$r/sys/devices/system/cpu/cpu$c/cpuidle/state0/name"
-		echo 100 > "$r/sys/devices/system/cpu/cpu$c/cpuidle/state0/usage"
-		echo 5000 > "$r/sys/devices/system/cpu/cpu$c/cpuidle/state0/time"
-	done
-	mkdir -p "$g/cluster-pd" "$g/gpu-cx"
-	: > "$g/cluster-pd/devices"
-	printf 'cpu-pd0\ncpu-pd1\n' > "$g/cluster-pd/sub_domains"
-	printf 'State          Time Spent(ms) Usage      Rejected\nS0             10             5          0\nS1             20             3          1\n' > "$g/cluster-pd/idle_states"
+# 5. The templates' test shell on the figures of a real boot: the sysfs
+# and debugfs files the workload dumped in our own osi-1x4 boot before and
+# after its first idle phase (lava-jobs.py sysfs), a domain of the SoC that
+# is not a CPU's and never idles, the boot log's own lines; then three
+# broken cases (the cluster's deepest state not entered, no OSI mode, the
+# model on).
+fake="$out/fake-sysfs"
+fake_root() { # <dir> <phase>
+	local g=$1/sys/kernel/debug/pm_genpd
+	rm -rf "$1"
+	"$top/tools/lava-jobs.py" sysfs "$ours" "$2" "$1" || return 1
+	mkdir -p "$g/gpu-cx" "$1/log"
 	: > "$g/gpu-cx/devices"
 	: > "$g/gpu-cx/sub_domains"
 	printf 'State          Time Spent(ms) Usage      Rejected\nS0             0              0          0\n' > "$g/gpu-cx/idle_states"
-	printf 'PSCIv1.1\nOSI is supported\nPSCI_STAT_COUNT is supported\n' > "$r/sys/kernel/debug/psci"
-	echo 'CPUidle PSCI: Initialized CPU PM domain topology using OSI mode' > "$r/log/dmesg"
+	# What 6.1's debugfs psci prints for a PSCI 1.1 firmware with OSI.
+	printf 'PSCIv1.1\nOSI is supported\nOriginal StateID format is used\nSTAT_COUNT is supported\n' \
+		> "$1/sys/kernel/debug/psci"
+	grep -m1 -o 'Booting Linux on physical CPU.*' "$ours" > "$1/log/dmesg"
+	grep -m1 -o 'CPUidle PSCI: Initialized CPU PM domain topology using OSI mode' "$ours" >> "$1/log/dmesg"
 }
-# The idle period: every usage and time counter moves, but <skip>'s.
-idle_cmd='for f in $(find "$OSI_ROOT/sys" -name idle_states); do
-	case $f in *gpu-cx*) continue ;; esac
-	awk "NR == 1 { print; next } \$1 == \"$OSI_SKIP\" { print; next } { printf \"%s %d %d %d\\n\", \$1, \$2 + 7, \$3 + 2, \$4 }" "$f" > "$f.new" && mv "$f.new" "$f"
-done
-for f in $(find "$OSI_ROOT/sys/devices" -name usage -o -name time); do echo $(($(cat $f) + 9)) > $f; done'
-osi_checks() { # <dir> <state not entered or -> [dmesg line to add]
-	[ -z "${3:-}" ] || echo "$3" >> "$1/log/dmesg"
-	[ -z "${4:-}" ] || : > "$1/log/dmesg"
-	OSI_ROOT=$1 OSI_DMESG=$1/log/dmesg OSI_SKIP=$2 OSI_IDLE=$idle_cmd \
-		sh "$top/ci/lava/osi-checks.sh" > "$1.out" 2>&1
+osi_checks() { # <case name> <dmesg edit: sed script>
+	sed -i "$2" "$fake/log/dmesg"
+	OSI_ROOT=$fake OSI_DMESG=$fake/log/dmesg OSI_IDLE="cp -r $fake.after/sys $fake/" \
+		sh "$top/ci/lava/osi-checks.sh" > "$fake.$1" 2>&1
 }
-fake="$out/fake-sysfs"
-fake_root "$fake"
-osi_checks "$fake" -
+fake_root "$fake.after" "before hotplug"
+fake_root "$fake" start
+osi_checks good ''
 ok=$?
-[ $ok -eq 0 ] && grep -q '^ok [0-9]* genpd.cluster-pd.S1.entered # 2 entries' "$fake.out" &&
-	! grep -q gpu-cx "$fake.out"
-ktap_check $? "ci/lava/osi-checks.sh passes on a good sysfs, counts the cluster's entries, ignores the GPU's domain"
-sed 's/^/# /' "$fake.out" | head -40
-fake_root "$fake"
-osi_checks "$fake" S1
-[ $? -ne 0 ] && grep -q '^not ok [0-9]* genpd.cluster-pd.S1.entered' "$fake.out"
+[ $ok -eq 0 ] && grep -q '^ok [0-9]* genpd.power-domain-cluster.S1.entered # 18 entries' "$fake.good" &&
+	grep -q '^ok [0-9]* genpd-cpu-domains-found # 5 domains' "$fake.good" && ! grep -q gpu-cx "$fake.good"
+ktap_check $? "ci/lava/osi-checks.sh passes on a real boot's figures, counts the cluster's entries, judges its 5 CPU domains and not the GPU's"
+sed 's/^/# /' "$fake.good" | head -12
+fake_root "$fake" start
+sed -i 's/^\(S1 *[0-9]* *\)[0-9]*/\10/' "$fake.after/sys/kernel/debug/pm_genpd/power-domain-cluster/idle_states"
+sed -i 's/^\(S1 *[0-9]* *\)[0-9]*/\10/' "$fake/sys/kernel/debug/pm_genpd/power-domain-cluster/idle_states"
+osi_checks deep ''
+[ $? -ne 0 ] && grep -q '^not ok [0-9]* genpd.power-domain-cluster.S1.entered' "$fake.deep"
 ktap_check $? "ci/lava/osi-checks.sh fails a domain state not entered in the idle period"
-fake_root "$fake"
-osi_checks "$fake" - "" clear
-[ $? -ne 0 ] && grep -q '^not ok [0-9]* osi-mode' "$fake.out"
+fake_root "$fake.after" "before hotplug"
+fake_root "$fake" start
+osi_checks no-osi '/OSI mode/d'
+[ $? -ne 0 ] && grep -q '^not ok [0-9]* osi-mode' "$fake.no-osi"
 ktap_check $? "ci/lava/osi-checks.sh fails a boot not in OSI mode"
-fake_root "$fake"
-osi_checks "$fake" - "psci: firmware model: OS-initiated mode"
-[ $? -ne 0 ] && grep -q '^not ok [0-9]* firmware-model-off' "$fake.out"
+fake_root "$fake" start
+osi_checks model '$a psci: firmware model: OS-initiated mode'
+[ $? -ne 0 ] && grep -q '^not ok [0-9]* firmware-model-off' "$fake.model"
 ktap_check $? "ci/lava/osi-checks.sh fails a kernel with the firmware model on"
+fake_root "$fake" start
+osi_checks wrapped '/Booting Linux/d'
+[ $? -ne 0 ] && grep -q '^not ok [0-9]* boot-log-complete' "$fake.wrapped"
+ktap_check $? "ci/lava/osi-checks.sh fails a boot log that lost its start"
 echo "1..$ktap_n"
