@@ -164,11 +164,15 @@ osi_checks() { # <case name> <dmesg edit: sed script>
 }
 fake_root "$fake.after" "before hotplug"
 fake_root "$fake" start
+# The cluster's entries into S1 in that phase, from the dumped files.
+s1() { awk '$1 == "S1" { print $3 }' "$1/sys/kernel/debug/pm_genpd/power-domain-cluster/idle_states"; }
+entries=$(( $(s1 "$fake.after") - $(s1 "$fake") ))
 osi_checks good ''
 ok=$?
-[ $ok -eq 0 ] && grep -q '^ok [0-9]* genpd.power-domain-cluster.S1.entered # 18 entries' "$fake.good" &&
+[ $ok -eq 0 ] && [ "$entries" -gt 0 ] &&
+	grep -q "^ok [0-9]* genpd.power-domain-cluster.S1.entered # $entries entries" "$fake.good" &&
 	grep -q '^ok [0-9]* genpd-cpu-domains-found # 5 domains' "$fake.good" && ! grep -q gpu-cx "$fake.good"
-ktap_check $? "ci/lava/osi-checks.sh passes on a real boot's figures, counts the cluster's entries, judges its 5 CPU domains and not the GPU's"
+ktap_check $? "ci/lava/osi-checks.sh passes on a real boot's figures, counts the cluster's $entries entries into S1, judges its 5 CPU domains and not the GPU's"
 sed 's/^/# /' "$fake.good" | head -12
 fake_root "$fake" start
 sed -i 's/^\(S1 *[0-9]* *\)[0-9]*/\10/' "$fake.after/sys/kernel/debug/pm_genpd/power-domain-cluster/idle_states"
