@@ -20,6 +20,11 @@
       template (qemu.jinja2 of Debian's lava-server) rendered with the job's
       context, then the images' arguments with KEY ({kernel}, {initrd},
       {dtb}) replaced by FILE; one argument a line.
+  lava-jobs.py compare OURS.argv LAVA.argv
+      Our QEMU command against the one LAVA's dispatcher runs (one argument
+      a line each): the same options and values, files compared by name,
+      but for what LAVA's qemu device type adds to every job (-net nic,
+      -net user, -monitor none). Prints the differences; exits 1 on any.
   lava-jobs.py sysfs CONSOLE.log PHASE DIR
       A sysfs and debugfs under DIR as the idle workload dumped them in a
       console log at PHASE ("=== idle-workload: PHASE ===" up to its end):
@@ -62,9 +67,9 @@ KTAP_FIXUP = {"ok": "pass", "not ok": "fail", "": "skip"}
 WORKLOAD_START = "idle-workload: start"
 WORKLOAD_DONE = "idle-workload: done"
 
-# Options LAVA's qemu device type adds to every command (qemu.jinja2):
-# -nographic, a network card and no monitor. -nographic is also ours.
-LAVA_ADDS = {("-net", None), ("-monitor", "none")}
+# Options LAVA's qemu device type adds to every command (qemu.jinja2): a
+# network card and no monitor (and -nographic, which is also ours).
+LAVA_ADDS = [("-monitor", "none"), ("-net", "user")]
 
 
 def timeouts(job_minutes):
@@ -257,6 +262,29 @@ def validate(paths):
     return 1 if bad else 0
 
 
+def compare(ours_path, lava_path):
+    """Print how LAVA's QEMU command differs from ours; 1 if it does."""
+    def pairs(path):
+        with open(path) as f:
+            argv = f.read().splitlines()
+        files = ("-kernel", "-initrd", "-dtb")
+        return (os.path.basename(argv[0]),
+                sorted((o, os.path.basename(v) if o in files else v)
+                       for o, v in option_pairs(argv)))
+    prog, ours = pairs(ours_path)
+    lprog, lava = pairs(lava_path)
+    missing = [p for p in ours if p not in lava]
+    extra = [p for p in lava if p not in ours and p not in LAVA_ADDS
+             and not (p[0] == "-net" and (p[1] or "").startswith("nic,"))]
+    if prog != lprog:
+        print(f"program: ours {prog}, LAVA's {lprog}")
+    for p in missing:
+        print("only ours:", *filter(None, p))
+    for p in extra:
+        print("only LAVA's:", *filter(None, p))
+    return 1 if missing or extra or prog != lprog else 0
+
+
 def command(job_path, types_dir, files):
     """The dispatcher's QEMU argv for the job (lava_dispatcher's
     CallQemuAction: the device's command, options and extra, then the
@@ -383,6 +411,9 @@ def main():
     c.add_argument("job")
     c.add_argument("types_dir")
     c.add_argument("files", nargs="*")
+    k = sub.add_parser("compare")
+    k.add_argument("ours")
+    k.add_argument("lava")
     f = sub.add_parser("sysfs")
     f.add_argument("log")
     f.add_argument("phase")
@@ -404,6 +435,8 @@ def main():
         return validate(args.jobs)
     elif args.cmd == "command":
         command(args.job, args.types_dir, args.files)
+    elif args.cmd == "compare":
+        return compare(args.ours, args.lava)
     elif args.cmd == "sysfs":
         return sysfs(args.log, args.phase, args.root)
     elif args.cmd == "monitor":

@@ -46,30 +46,7 @@ ktap_check $? "lava-server's device-type templates are at hand (${types#$top/})"
 arts="$out/artifacts"
 "$top/tools/lava-jobs.py" command "$job" "$types" kernel="$arts/Image.gz" \
 	initrd="$arts/initramfs.cpio" dtb="$arts/$name.dtb" > "$out/lava.argv"
-/usr/bin/python3 - "$out/qemu-$name.argv" "$out/lava.argv" > "$out/argv.diff" <<'EOF'
-import os, sys
-def pairs(path):
-    argv = open(path).read().splitlines()
-    out, i = [], 1
-    while i < len(argv):
-        if i + 1 < len(argv) and not argv[i + 1].startswith("-"):
-            out.append((argv[i], argv[i + 1])); i += 2
-        else:
-            out.append((argv[i], None)); i += 1
-    # Files compare by name: the job downloads copies (checked below).
-    return sorted((o, os.path.basename(v) if o in ("-kernel", "-initrd", "-dtb") else v)
-                  for o, v in out), os.path.basename(argv[0])
-ours, prog = pairs(sys.argv[1])
-lava, lprog = pairs(sys.argv[2])
-lava_adds = [("-monitor", "none"), ("-net", "user")]
-extra = [p for p in lava if p not in ours]
-bad = [p for p in extra if p not in lava_adds and not (p[0] == "-net" and p[1].startswith("nic,"))]
-missing = [p for p in ours if p not in lava]
-if prog != lprog: print(f"program: ours {prog}, LAVA's {lprog}")
-for p in missing: print("only ours:", *filter(None, p))
-for p in bad: print("only LAVA's:", *filter(None, p))
-sys.exit(1 if missing or bad or prog != lprog else 0)
-EOF
+"$top/tools/lava-jobs.py" compare "$out/qemu-$name.argv" "$out/lava.argv" > "$out/argv.diff"
 ktap_check $? "LAVA's QEMU command for the job is our $name boot's (LAVA adds only -net nic, -net user, -monitor none)"
 sed 's/^/# /' "$out/argv.diff"
 
