@@ -40,6 +40,7 @@
 
 import argparse
 import hashlib
+import importlib.util
 import os
 import re
 import shlex
@@ -350,21 +351,17 @@ def monitor(job_path, log_path):
 
 def sysfs(log_path, phase, root):
     """Write the files a console log's PHASE dumped under ROOT."""
+    # The workload's dumps, parsed as tools/idle-report.py parses them.
+    spec = importlib.util.spec_from_file_location(
+        "idle_report", os.path.join(TOP, "tools", "idle-report.py"))
+    idle_report = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(idle_report)
     with open(log_path, errors="replace") as f:
         lines = f.read().splitlines()
-    try:
-        start = lines.index(f"=== idle-workload: {phase} ===")
-        end = lines.index(f"=== idle-workload: end of {phase} ===", start)
-    except ValueError:
+    dumps = idle_report.sections(lines)
+    if phase not in dumps:
         sys.exit(f"lava-jobs.py: no phase '{phase}' in {log_path}")
-    files, path = {}, None
-    for line in lines[start + 1:end]:
-        m = re.match(r"==> (/.*) <==$", line)
-        if m:
-            path = m.group(1)
-            files[path] = []
-        elif path:
-            files[path].append(line)
+    files = idle_report.files(dumps[phase])
     summary = files.pop("/sys/kernel/debug/pm_genpd/pm_genpd_summary", [])
     dom, devices, subs = None, {}, {}
     for line in summary[3:]:
