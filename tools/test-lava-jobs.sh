@@ -64,11 +64,18 @@ ktap_check $ok "the job's artifacts are the kernel and initramfs our boot ran ($
 # 4. Boot LAVA's command as LAVA's dispatcher does, on a pseudo-terminal
 # (script(1)): the pty turns each of the guest's "\r\n" into "\r\r\n".
 # Read its console with the job's monitors.
+# QEMU must be in the pty's foreground process group, as under LAVA's
+# pexpect: a plain timeout(1) puts it in a group of its own, and where
+# script's shell is dash (SHELL unset, as under CI) QEMU's first tcsetattr()
+# then stops it with SIGTTOU and nothing is printed until the timeout.
 log="$out/lava-boot.log"
 mapfile -t argv < "$out/lava.argv"
-script -qefc "$(printf '%q ' timeout 600 "${argv[@]}")" /dev/null < /dev/null > "$log" 2>&1
+SHELL=/bin/sh script -qefc "$(printf '%q ' timeout --foreground 600 "${argv[@]}")" \
+	/dev/null < /dev/null > "$log" 2>&1
+rc=$?
 grep -q 'idle-workload: done' "$log"
 ktap_check $? "LAVA's command boots the kernel, its suites and the workload to the end"
+[ $rc -eq 0 ] || echo "# script(1) and QEMU exited $rc$( [ $rc -eq 124 ] && echo ': timed out after 600 s')"
 [ "$(grep -c $'\r\r$' "$log")" -gt 100 ]
 ktap_check $? "the console reads as LAVA reads it: lines end in \\r\\r\\n"
 
