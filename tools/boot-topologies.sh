@@ -63,8 +63,7 @@ boot_one() { # <topology source>
 	check $? "$name: the $totals KUnit suites pass on this topology"
 
 	# Exit 1 is a failed check, which its lines say; a crash is not.
-	"$top/tools/idle-report.py" "$log" \
-		> "$out/$name.checks" 2> "$out/$name.report-errors"
+	"$top/tools/idle-report.py" "$log" > "$out/$name.checks" 2> "$out/$name.report-errors"
 	[ $? -le 1 ] && ! grep -q Traceback "$out/$name.report-errors"
 	check $? "$name: tools/idle-report.py reads the log to its end"
 	while read -r verdict what; do
