@@ -1,115 +1,188 @@
 # SPDX-License-Identifier: GPL-2.0
 # Hierarchical CPU idle for Arm: the patch series against Debian's Linux 6.1
-# and the tools that build, test and check it. `make help` lists the targets.
+# and the tools that build, test and check it. `make help` lists the
+# targets and the variables that steer them; docs/architecture.md shows
+# how a target reaches its summary line.
 
 .DEFAULT_GOAL := help
 SHELL := /bin/bash
 T := tools
+KERNEL := build/kunit-arm64
+RESULTS := build/results
 
-.PHONY: help deps tree tree-reset export demo test test-debug test-boards check-dt dtbs kunit check check-configs kunit-tree fresh-check repeat each-patch mutants bench bench-cputime sim trace lava x86 ci clean
+#: DEMO_TOPOLOGY   make demo's topology (kunit/topologies/NAME): osi-1x4
+DEMO_TOPOLOGY ?= osi-1x4
+#: DEMO_POLICY     make demo's CPU governor policy of PM domains: timers, pending, learn
+DEMO_POLICY ?= timers
+#: KUNIT_FILTER    make kunit: the suites to run (kunit.py's filter_glob, e.g. genpd_*)
+KUNIT_FILTER ?=
+#: VARIANT         make test-boards, check-dt: the kernel (debug: make test-debug's)
+VARIANT ?=
+#: DTB             make check-dt: the board's DTB (make dtbs builds one)
+DTB ?=
+#: DTBS            make dtbs: kbuild DTB targets (qcom/sdm845-db845c.dtb ...)
+DTBS ?=
+#: TOPOLOGY        make repeat, trace (osi-2x4-system) and lava (osi-1x4): a topology
+TOPOLOGY ?=
+#: COUNT           make repeat: how many boots (20)
+COUNT ?= 20
+#: BASE_URL        make lava: where the QEMU job's artifacts will be uploaded
+BASE_URL ?= https://lab.example.org/artifacts/hierarchical-idle
+#: BENCH_CPUS      make bench: the CPU counts measured
+BENCH_CPUS ?= 4 16 64 256
+#: EACH_FROM       make each-patch: the first patch checked (1)
+EACH_FROM ?= 1
+#: EACH_ONLY       make each-patch: only these patches ("3 7"), counted across the series
+EACH_ONLY ?=
+#: ALLTESTS        make kunit-tree: also kunit.py --alltests (yes), or only it (only)
+ALLTESTS ?= no
+#: TRACES          make sim: recorded traces to replay beside the synthetic ones
+TRACES ?=
 
-help: ## this list
-	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/' | expand -t 14
+variant_kernel = $(KERNEL)$(if $(VARIANT),-$(VARIANT))
+variant_sfx = $(if $(VARIANT),-$(VARIANT))
+ensure_tree = @$(T)/series/make-tree.sh --ensure
+build_kernel = @$(T)/kernel/build-kernel.py
+run = @$(T)/run/runner.py
+
+.PHONY: help deps tree tree-reset export kernel demo kunit test test-debug test-boards \
+	check check-configs check-dt dtbs kunit-tree each-patch mutants fresh-check repeat \
+	bench bench-cputime sim trace lava x86 ci clean
+
+help: ## this list, then the variables
+	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/' | expand -t 15
+	@echo; echo "Variables (make VAR=value TARGET):"
+	@sed -n 's/^#: /  /p' $(MAKEFILE_LIST)
+
+# --- The series and its tree -------------------------------------------
 
 deps: ## install the Debian packages the build needs (only those missing)
-	@$(T)/install-deps.sh
+	@$(T)/series/install-deps.sh
 
-tree: deps ## build/linux: pristine 6.1 + the four series of patches/ (patches/series), as a git tree
-	@$(T)/make-tree.sh
+tree: deps ## build/linux: pristine 6.1 + the four series of patches/, as a git tree
+	@$(T)/series/make-tree.sh
 
 tree-reset: deps ## rebuild build/linux from patches/, saving local commits on a branch
-	@$(T)/make-tree.sh --reset
+	@$(T)/series/make-tree.sh --reset
 
-export: ## write the commits of build/linux back into patches/, series by series (end/NAME branches)
-	@$(T)/export-series.sh
+export: ## write the commits of build/linux back into patches/, series by series
+	@$(T)/series/export-series.sh
 
-demo: deps ## boot the series in QEMU, OSI mode on a 1x4 topology, and print the idle report (DEMO_POLICY=pending or learn: the governor's other policies)
-	@$(T)/make-tree.sh --ensure
-	@$(T)/demo.sh
+# --- Build and run ------------------------------------------------------
 
-test: deps ## build for arm64, run every KUnit suite in QEMU, then the guest checks and topology boots
-	@$(T)/make-tree.sh --ensure
-	@$(T)/run-kunit.sh
+kernel: deps ## build the test kernel into build/kunit-arm64 (VARIANT=debug: the debug kernel)
+	$(ensure_tree)
+	$(build_kernel) $(if $(VARIANT),--variant $(VARIANT))
 
-test-debug: deps ## make test on a debug kernel (lockdep, KASAN, UBSAN, KFENCE, kmemleak...): any report fails
-	@$(T)/make-tree.sh --ensure
-	@KERNEL_VARIANT=debug $(T)/run-kunit.sh
-
-test-boards: deps ## boot the in-tree corpus (kunit/boards): each board's idle topology with the model and the workload (KERNEL_VARIANT=debug: on the debug kernel)
-	@$(T)/make-tree.sh --ensure
-	@$(T)/test-boards.sh
-
-check-dt: deps ## check a board's idle topology in QEMU and print the report (DTB=board.dtb)
-	@$(T)/make-tree.sh --ensure
-	@$(T)/check-dt.sh $(or $(DTB),$(error DTB=board.dtb is needed; make dtbs DTBS=qcom/sdm845-db845c.dtb builds one))
-
-dtbs: deps ## build board DTBs from the tree into build/dtbs (DTBS="qcom/sdm845-db845c.dtb ...")
-	@$(T)/make-tree.sh --ensure
-	@$(T)/build-dtbs.sh $(or $(DTBS),$(error DTBS=vendor/board.dtb is needed))
+demo: deps ## boot the series in QEMU, OSI mode on DEMO_TOPOLOGY, and print the idle report
+	$(ensure_tree)
+	$(build_kernel)
+	@$(T)/boot/demo.py --kernel $(KERNEL) --out build/demo --topology $(DEMO_TOPOLOGY) \
+		--policy $(DEMO_POLICY)
 
 kunit: deps ## the inner loop: build incrementally and run the KUnit suites only
-	@$(T)/make-tree.sh --ensure
-	@$(T)/run-kunit.sh --suites-only
+	$(ensure_tree)
+	$(build_kernel)
+	$(run) --list kunit/checks/kunit --kernel $(KERNEL) --out $(RESULTS)/kunit \
+		$(if $(KUNIT_FILTER),--filter '$(KUNIT_FILTER)',--suites kunit/suites)
 
-check: deps ## checkpatch --strict, sign-offs, prefixes; the series apply in order (independent ones to base alone), cover letters name base, deps, tests; dt bindings; sparse; the LAVA jobs validate
-	@$(T)/make-tree.sh --ensure
-	@$(T)/check-series.sh
-	@$(T)/check-bindings.sh
-	@$(T)/check-sparse.sh
-	@LAVA_OUT=build/lava-check $(T)/lava-jobs.sh
+test: deps ## build for arm64, run the KUnit suites and the checks of kunit/checks/test
+	$(ensure_tree)
+	$(build_kernel)
+	$(run) --list kunit/checks/test --kernel $(KERNEL) --out $(RESULTS)/test --suites kunit/suites
+
+test-debug: deps ## make test on the debug kernel (lockdep, KASAN, UBSAN, KFENCE, kmemleak...)
+	$(ensure_tree)
+	$(build_kernel) --variant debug
+	$(run) --list kunit/checks/test --kernel $(KERNEL)-debug --out $(RESULTS)/test-debug \
+		--suites kunit/suites
+
+test-boards: deps ## boot the in-tree board corpus and the hand-written boards (kunit/checks/boards)
+	$(ensure_tree)
+	$(build_kernel) $(if $(VARIANT),--variant $(VARIANT))
+	$(run) --list kunit/checks/boards --kernel $(variant_kernel) \
+		--out $(RESULTS)/boards$(variant_sfx)
+
+check-dt: deps ## check a board's idle topology in QEMU and print the report (DTB=board.dtb)
+	$(ensure_tree)
+	$(build_kernel) $(if $(VARIANT),--variant $(VARIANT))
+	@$(T)/dt/check-dt.sh --kernel $(variant_kernel) --out build/check-dt$(variant_sfx) \
+		$(or $(DTB),$(error DTB=board.dtb is needed; make dtbs DTBS=qcom/sdm845-db845c.dtb builds one))
+
+dtbs: deps ## build board DTBs from the tree into build/dtbs (DTBS=...)
+	$(ensure_tree)
+	@$(T)/kernel/build-dtbs.sh --out build/dtbs $(or $(DTBS),$(error DTBS=vendor/board.dtb is needed))
+
+repeat: deps ## boot one topology COUNT times and print each boot's model counts
+	$(ensure_tree)
+	$(build_kernel)
+	@$(T)/boot/repeat.sh --kernel $(KERNEL) --out build/repeat $(or $(TOPOLOGY),osi-2x4-system) $(COUNT)
+
+trace: deps ## the trace kernel: its suites, a topology boot's idle trace, replayed in the simulator
+	$(ensure_tree)
+	$(build_kernel) --variant trace
+	$(run) --list kunit/checks/kunit --kernel $(KERNEL)-trace --out $(RESULTS)/trace \
+		--suites kunit/suites
+	@$(T)/sim/record-trace.sh --kernel $(KERNEL)-trace --out build/traces $(or $(TOPOLOGY),osi-2x4-system)
+
+lava: deps ## write the LAVA jobs (QEMU, db845c and FVP templates) and their artifacts into build/lava
+	$(ensure_tree)
+	$(build_kernel)
+	@$(T)/lab/lava-jobs.py write --out build/lava --kernel $(KERNEL) \
+		--topology $(or $(TOPOLOGY),osi-1x4) --base-url $(BASE_URL)
+
+# --- Review gates -------------------------------------------------------
+
+check: deps ## checkpatch --strict, sign-offs, prefixes, the series apply; bindings; sparse; LAVA jobs; the runner
+	$(ensure_tree)
+	@$(T)/run/test-runner.py
+	@$(T)/check/series.sh
+	@$(T)/check/bindings.sh
+	@$(T)/check/sparse.sh
+	@$(T)/lab/lava-jobs.py write --out build/lava-check
+	@$(T)/lab/lava-jobs.py validate build/lava-check/*.yaml
 
 check-configs: deps ## the series builds with KUNIT=n, KUNIT=m, and in arm64 defconfig (scaled time on, off)
-	@$(T)/make-tree.sh --ensure
-	@$(T)/check-configs.sh
+	$(ensure_tree)
+	@$(T)/check/configs.sh
 
-kunit-tree: deps ## kunit.py run --kunitconfig=DIR in build/linux for each suite's directory (ALLTESTS=yes: --alltests too)
-	@$(T)/make-tree.sh --ensure
-	@$(T)/run-kunit-tree.sh
-
-fresh-check: deps ## make demo then make test in a bare Debian 12 root (debootstrap, chroot)
-	@$(T)/fresh-check.sh
-
-repeat: deps ## boot one topology COUNT times and print each boot's model counts (TOPOLOGY=osi-2x4-system COUNT=20)
-	@$(T)/make-tree.sh --ensure
-	@$(T)/build-kernel.sh
-	@$(T)/boot-repeat.sh $(or $(TOPOLOGY),osi-2x4-system) $(or $(COUNT),20)
+kunit-tree: deps ## kunit.py run --kunitconfig=DIR in build/linux for each suite's directory
+	$(ensure_tree)
+	@$(T)/kernel/kunit-tree.sh --alltests $(ALLTESTS)
 
 each-patch: deps ## build and test every prefix of the series (bisectability)
-	@$(T)/make-tree.sh --ensure
-	@$(T)/check-each-patch.sh
+	$(ensure_tree)
+	@$(T)/run/each-patch.sh --from $(EACH_FROM) $(if $(EACH_ONLY),--only "$(EACH_ONLY)")
 
 mutants: deps ## break each tested rule in turn and show which cases catch it
-	@$(T)/make-tree.sh --ensure
-	@$(T)/check-mutants.py
+	$(ensure_tree)
+	@$(T)/run/mutants.py
 
-bench: deps ## instructions per governor decision: 6.1, the series, its "pending" policy (4-256 CPUs)
-	@$(T)/make-tree.sh --ensure
-	@$(T)/bench-governor.sh
+fresh-check: deps ## make demo then make test in a bare Debian 12 root (debootstrap, chroot)
+	@$(T)/run/fresh-check.sh
 
-sim: deps ## replay idle traces through the kernel's domain-state decision: timers, pending, learn, a rate-informed reference and the oracle
-	@$(T)/make-tree.sh --ensure
-	@$(T)/governor-sim.py --synthetic $(TRACES)
+# --- Measurements -------------------------------------------------------
 
-trace: deps ## build the trace kernel (test kernel + ftrace events) and run its suites, record a topology boot's idle trace (TOPOLOGY=osi-2x4-system), replay it in the simulator
-	@$(T)/make-tree.sh --ensure
-	@KERNEL_VARIANT=trace $(T)/run-kunit.sh --suites-only
-	@KERNEL_VARIANT=trace $(T)/record-trace.sh $(or $(TOPOLOGY),osi-2x4-system)
-
-lava: deps ## write the LAVA jobs (QEMU, db845c and FVP templates) and their artifacts into build/lava (BASE_URL=where the artifacts go; docs/lab.md)
-	@$(T)/make-tree.sh --ensure
-	@$(T)/lava-jobs.sh $(TOPOLOGY)
+bench: deps ## instructions per governor decision: 6.1, the series, its pending and learn policies
+	$(ensure_tree)
+	@$(T)/bench/governor.sh $(BENCH_CPUS)
 
 bench-cputime: deps ## instructions per tick of CPU time accounting: 6.1, scaled time off and on
-	@$(T)/make-tree.sh --ensure
-	@$(T)/bench-cputime.sh
+	$(ensure_tree)
+	@$(T)/bench/cputime.sh
+
+sim: deps ## replay idle traces through the kernel's domain-state decision (synthetic, TRACES=...)
+	$(ensure_tree)
+	@$(T)/sim/governor-sim.py --synthetic $(TRACES)
 
 x86: deps ## build the series for x86-64 (defconfig + scaled CPU time) and run its suite in QEMU
-	@$(T)/make-tree.sh --ensure
-	@$(T)/build-x86.sh
+	$(ensure_tree)
+	@$(T)/kernel/build-x86.sh
 
-ci: check test-debug test test-boards ## what .ci/run does
+ci: ## what .ci/run does: check, test-debug, test, test-boards
+	@.ci/run
 
-clean: ## remove build outputs, keep build/linux (and build/fresh-root: rm it by hand, unmounted)
-	rm -rf build/kunit-arm64 build/kunit-arm64-debug build/kunit-nohz-full build/kunit-tree build/kunit-alltests \
-		build/kunit-nohz-full-debug build/sparse build/configs build/topologies build/topologies-debug \
-		build/taskstats* build/demo build/guest build/lava build/lava-check build/lava-check-debug
+clean: ## remove every output of the tools, keep build/linux (and build/fresh-root: rm it by hand, unmounted)
+	@find build -mindepth 1 -maxdepth 1 ! -name linux ! -name fresh-root -exec rm -rf {} + 2>/dev/null || true
+	@git -C build/linux worktree prune 2>/dev/null || true
+	@find tools -name __pycache__ -prune -exec rm -rf {} +

@@ -2,20 +2,34 @@
 # SPDX-License-Identifier: GPL-2.0
 # The series' checks on a board or model with real PSCI firmware in
 # OS-initiated mode (the firmware model off), run by a LAVA test shell
-# (tools/lava-jobs.py board|fvp, docs/lab.md). POSIX sh and busybox tools.
+# (tools/lab/lava-jobs.py write: the board and FVP jobs; docs/lab.md).
+# POSIX sh and busybox tools.
 #
 # Reads the boot log, then the statistics of genpd (debugfs pm_genpd) and
 # cpuidle (sysfs) before and after an idle period, and the PSCI functions
 # the firmware has (debugfs psci). Each check is a LAVA test case
-# (lava-test-case) when run under LAVA, else a KTAP line; counts are
-# LAVA measurements. Exits non-zero when a check fails.
+# (lava-test-case) when run under LAVA, else a KTAP result (the harness'
+# writer, tools/lib/ktap.sh, which the LAVA job writes beside this file);
+# counts are LAVA measurements, or diagnostic lines before their result.
+# Exits non-zero when a check fails.
 #
-# Environment: OSI_ROOT, a prefix for /sys and the boot log (tests);
-# OSI_IDLE, the idle period's command (default: sleep 30); OSI_DMESG, a
-# file holding the boot log (default: dmesg's output).
+#   osi-checks.sh [--root DIR] [--dmesg FILE] [--idle COMMAND]
+#
+# --root: a prefix for /sys (tests); --dmesg: a file with the boot log
+# (default: dmesg's output); --idle: the idle period (default: sleep 30).
 set -u
 
-root=${OSI_ROOT:-}
+root='' dmesg_file='' idle="sleep 30"
+while [ $# -ge 2 ]; do
+	case $1 in
+	--root) root=$2 ;;
+	--dmesg) dmesg_file=$2 ;;
+	--idle) idle=$2 ;;
+	*) break ;;
+	esac
+	shift 2
+done
+[ $# -eq 0 ] || { echo "usage: osi-checks.sh [--root DIR] [--dmesg FILE] [--idle COMMAND]" >&2; exit 2; }
 genpd=$root/sys/kernel/debug/pm_genpd
 cpus=$root/sys/devices/system/cpu
 n=0
@@ -23,11 +37,17 @@ failed=0
 [ -n "$root" ] || grep -qs ' /sys/kernel/debug debugfs ' /proc/mounts ||
 	mount -t debugfs none /sys/kernel/debug
 
+here=$(dirname "$0")
+if [ -f "$here/ktap.sh" ]; then . "$here/ktap.sh"; else . "$here/../../tools/lib/ktap.sh"; fi
+lava=
+command -v lava-test-case > /dev/null && lava=yes
+[ -n "$lava" ] || ktap_start
+
 # case <name> <pass|fail|skip> [measurement units]
 case_() {
 	n=$((n + 1))
 	[ "$2" = fail ] && failed=$((failed + 1))
-	if command -v lava-test-case > /dev/null; then
+	if [ -n "$lava" ]; then
 		if [ $# -ge 4 ]; then
 			lava-test-case "$1" --result "$2" --measurement "$3" --units "$4"
 		else
@@ -35,10 +55,11 @@ case_() {
 		fi
 		return
 	fi
+	[ $# -lt 4 ] || ktap_diag "$3 $4"
 	case $2 in
-	pass) echo "ok $n $1${3:+ # $3 ${4:-}}" ;;
-	skip) echo "ok $n $1 # SKIP" ;;
-	*) echo "not ok $n $1" ;;
+	pass) ktap_result 0 "$1" ;;
+	skip) ktap_skip "$1" "not supported" ;;
+	*) ktap_result 1 "$1" ;;
 	esac
 }
 
@@ -48,14 +69,14 @@ check() { # <name> <command...>: pass when the command succeeds
 	if "$@"; then case_ "$name" pass; else case_ "$name" fail; fi
 }
 
-if [ -n "${OSI_DMESG:-}" ]; then cat "$OSI_DMESG"; else dmesg; fi > /tmp/osi-dmesg.txt
+if [ -n "$dmesg_file" ]; then cat "$dmesg_file"; else dmesg; fi > /tmp/osi-dmesg.txt
 has() { grep -q "$1" /tmp/osi-dmesg.txt; }
 
-echo "KTAP version 1"
 # A log that wrapped would let the absence checks pass for nothing.
 check boot-log-complete has 'Booting Linux on physical CPU'
 check osi-mode has 'CPUidle PSCI: Initialized CPU PM domain topology using OSI mode'
-check firmware-model-off eval '! has "psci: firmware model"'
+no_model() { ! has "psci: firmware model"; }
+check firmware-model-off no_model
 
 # The PSCI functions the firmware has (debugfs psci, 6.1 and later, prints
 # their names: "STAT_RESIDENCY is supported"). No kernel interface reads
@@ -110,7 +131,7 @@ snapshot() {
 
 cpu_domains
 snapshot > /tmp/osi-before.txt
-eval "${OSI_IDLE:-sleep 30}"
+sh -c "$idle"
 snapshot > /tmp/osi-after.txt
 
 domains=$(wc -l < /tmp/osi-domains.txt)
@@ -142,5 +163,5 @@ while read -r kind name usage time rejected; do
 	[ "$kind" = genpd ] && case_ "$kind.$name.rejected" pass "$dr" requests
 done < /tmp/osi-after.txt
 
-echo "1..$n"
+[ -n "$lava" ] || ktap_end
 [ "$failed" -eq 0 ]

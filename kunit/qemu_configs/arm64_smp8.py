@@ -1,21 +1,18 @@
 # SPDX-License-Identifier: GPL-2.0
 #
-# kunit.py QEMU config for the series: arm64 "virt" with eight CPUs, so that
-# suites can attach CPUs 0-3 to CPU, cluster and system PM domains, and run
-# OS-initiated sequences on one cluster of eight CPUs.
-# kunit.py loads this file as if it sat in its own qemu_configs/ directory,
-# hence the relative import.
+# kunit.py's QEMU config for the series: the harness' test machine
+# (tools/harness/machine.py, TEST_MACHINE: arm64 "virt", Cortex-A57, eight
+# CPUs), the one definition every boot of the harness is built from.
+# kunit.py loads this file as if it sat in its own qemu_configs/
+# directory, hence the relative import of QemuArchParams.
+
+import os
+import sys
 
 from ..qemu_config import QemuArchParams
 
-QEMU_ARCH = QemuArchParams(linux_arch='arm64',
-			   kconfig='''
-CONFIG_SERIAL_AMBA_PL011=y
-CONFIG_SERIAL_AMBA_PL011_CONSOLE=y
-CONFIG_SMP=y
-CONFIG_NR_CPUS=8''',
-			   qemu_arch='aarch64',
-			   kernel_path='arch/arm64/boot/Image.gz',
-			   kernel_command_line='console=ttyAMA0',
-			   extra_qemu_params=['-machine', 'virt', '-cpu', 'cortex-a57',
-					      '-smp', '8'])
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.realpath(__file__)),
+				'..', '..', 'tools'))
+from harness.machine import TEST_MACHINE  # noqa: E402
+
+QEMU_ARCH = QemuArchParams(**TEST_MACHINE.kunit_params())

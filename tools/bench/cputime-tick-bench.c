@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Benchmark of CPU time accounting per tick, built into a kernel by
- * tools/bench-cputime.sh (never part of the series), once with
+ * tools/bench/cputime.sh (never part of the series), once with
  * CONFIG_FREQ_SCALED_CPUTIME and once without. At boot it counts the
  * instructions of account_process_tick() for a user tick and for a system
  * tick (PMU event "instructions", interrupts off, minus an empty loop),

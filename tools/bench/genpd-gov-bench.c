@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Benchmark of the CPU PM domain governor, built into a kernel by
- * tools/bench-governor.sh (never part of the series). At boot it puts every
+ * tools/bench/governor.sh (never part of the series). At boot it puts every
  * online CPU in one CPU PM domain with pm_domain_cpu_gov and three states,
  * counts the instructions one decision takes (PMU event "instructions", on
  * CPU0 with interrupts off, minus an empty loop), then drives the domain

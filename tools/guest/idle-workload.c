@@ -5,9 +5,9 @@
  * and back; with idle_workload.cluster=A-B on the command line, CPUs A-B,
  * a whole cluster, offline while the others work and idle, then back; a
  * hotplug storm; suspend-to-idle for 2 s), with the idle statistics dumped
- * around each phase, then power off. tools/idle-report.py reads the
+ * around each phase, then power off. tools/report/idle-report.py reads the
  * console log. With ftrace events enabled on the command line
- * (trace_event=, as tools/record-trace.sh boots it), the steady phase's
+ * (trace_event=, as tools/sim/record-trace.sh boots it), the steady phase's
  * trace is printed too, between "=== idle-workload: trace ===" and
  * "=== idle-workload: trace end ===".
  */

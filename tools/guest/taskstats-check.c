@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Init of the taskstats boot (tools/boot-taskstats.sh): read scaled and
+ * Init of the taskstats boot (tools/boot/taskstats.sh): read scaled and
  * unscaled CPU time over taskstats netlink after a busy loop, per thread
  * and per thread group, and check that they are equal, as they must be on
  * a machine whose CPUs run at one frequency with no activity counters

@@ -2,7 +2,7 @@
 /*
  * The kernel's domain idle state decision, genpd_cpu_pick_state(), and the
  * "learn" policy's forecast and history, genpd_cpu_predict_idle() and
- * genpd_cpu_learn_period(), built for user space: tools/governor-sim.py
+ * genpd_cpu_learn_period(), built for user space: tools/sim/governor-sim.py
  * extracts the structures they use from include/linux/pm_domain.h and the
  * functions from drivers/base/power/domain_governor.c of the generated tree
  * into kernel-pick.inc, which this file compiles with the few kernel types

@@ -1,0 +1,83 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: GPL-2.0
+"""Scaled CPU time with full dynticks accounting, on the test kernel itself
+(NO_HZ_FULL and VIRT_CPU_ACCOUNTING_GEN are compiled in; without
+nohz_full= every CPU accounts at the tick). Boot it with nohz_full=1-3 and
+run the cputime_scaled suite (kunit.py exec), then boot it with the
+taskstats check (tools/boot/taskstats.sh), whose busy threads run on CPUs
+1 and 2. Prints KTAP: the kernel's word that CPUs 1-3 ran without the
+tick, each case of the suite as "nohz_full: SUITE.CASE", and the
+taskstats check as a subtest.
+
+    nohz-full.py --kernel DIR --out DIR --consoles DIR
+
+The consoles go to CONSOLES/nohz_full_suite.log and nohz_full_taskstats.log.
+"""
+import argparse
+import os
+import shutil
+import subprocess
+import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.realpath(__file__)), ".."))
+from harness import TOOLS, TREE, rel, kunit, results  # noqa: E402
+from harness.ktap import Ktap  # noqa: E402
+
+CPUS = "1-3"
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--kernel", required=True, help="the test kernel's build directory")
+    ap.add_argument("--out", required=True, help="where this check's files go")
+    ap.add_argument("--consoles", required=True, help="where the consoles go")
+    args = ap.parse_args()
+    os.makedirs(args.out, exist_ok=True)
+    os.makedirs(args.consoles, exist_ok=True)
+    json_path = os.path.join(args.out, "results.json")
+    console = os.path.join(args.consoles, "nohz_full_suite.log")
+    for stale in (json_path, console, os.path.join(args.kernel, "test.log")):
+        if os.path.exists(stale):
+            os.unlink(stale)
+
+    log = os.path.join(args.out, "kunit.py.log")
+    with open(log, "w") as f:
+        subprocess.run(kunit.command("exec", args.kernel) + [
+            "--timeout=600", f"--kernel_args=nohz_full={CPUS}", f"--json={json_path}",
+            "cputime_scaled"], cwd=TREE, stdout=f, stderr=subprocess.STDOUT,
+            stdin=subprocess.DEVNULL)
+    lines = []
+    if os.path.exists(os.path.join(args.kernel, "test.log")):
+        shutil.move(os.path.join(args.kernel, "test.log"), console)
+        with open(console, errors="replace") as f:
+            lines = f.read().splitlines()
+    try:
+        cases = results.cases(json_path)
+    except (OSError, ValueError):
+        cases = []
+
+    taskstats = subprocess.run(
+        [os.path.join(TOOLS, "boot", "taskstats.sh"), "--kernel", args.kernel,
+         "--out", os.path.join(args.out, "taskstats"), "--name", "taskstats-nohz-full",
+         "--cmdline", f"nohz_full={CPUS}",
+         "--console", os.path.join(args.consoles, "nohz_full_taskstats.log")],
+        stdout=subprocess.PIPE, text=True, stdin=subprocess.DEVNULL)
+
+    t = Ktap(2 + max(len(cases), 1))
+    # What the kernel says, not what was asked of it.
+    t.result(any(f"NO_HZ: Full dynticks CPUs: {CPUS}." in line for line in lines),
+             f"nohz_full: the suite ran on a kernel with full dynticks on CPUs {CPUS}")
+    if not cases:
+        t.result(False, "nohz_full: the cputime_scaled suite runs", [f"see {rel(log)}"])
+    for suite, case, status in cases:
+        name = f"nohz_full: {suite}.{case}"
+        if status == "SKIP":
+            t.skip(name, "skipped")
+        else:
+            t.result(status == "PASS", name)
+    t.nest("taskstats-nohz-full", taskstats.stdout.splitlines(), taskstats.returncode == 0)
+    return t.status()
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,40 @@
+# SPDX-License-Identifier: GPL-2.0
+"""The test harness' shared Python: where things are (this module), the
+QEMU machine (machine) and the boots on it (boot), KTAP output (ktap),
+topology sources (topology), device trees read with pylibfdt (fdt) and
+the board extractor (dtidle), the idle workload's console (workload), the
+kernel's own KUnit tool (kunit) and the policy over a run's results
+(results).
+
+A program of tools/FOLDER/ imports it after putting tools/ on its path:
+
+    sys.path.insert(0, os.path.join(os.path.dirname(os.path.realpath(__file__)), ".."))
+    from harness import ktap
+"""
+import os
+import sys
+
+TOP = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+TOOLS = os.path.join(TOP, "tools")
+BUILD = os.path.join(TOP, "build")
+TREE = os.path.join(BUILD, "linux")
+# The interpreter every program runs under: Debian's, which sees the
+# modules Debian packages (libfdt, yaml, jinja2, lava_common).
+PYTHON = "/usr/bin/python3"
+
+
+def rel(path):
+    """@path relative to the checkout when it is inside it."""
+    path = os.path.abspath(path)
+    return os.path.relpath(path, TOP) if path.startswith(TOP + os.sep) else path
+
+
+def die(msg, prog=None):
+    """Exit with status 2 and a message naming the program."""
+    sys.stderr.write(f"{prog or os.path.basename(sys.argv[0])}: {msg}\n")
+    sys.exit(2)
+
+
+def note(msg, prog=None):
+    sys.stderr.write(f"{prog or os.path.basename(sys.argv[0])}: {msg}\n")
+    sys.stderr.flush()

@@ -1,0 +1,68 @@
+# SPDX-License-Identifier: GPL-2.0
+"""The kernel's own KUnit tool (tools/testing/kunit of the generated tree):
+its command line, and its KTAP parser for reading results in Python.
+Nothing else in the harness reads KTAP."""
+import io
+import os
+import sys
+
+from . import PYTHON, TOP, TREE
+
+QEMU_CONFIG = os.path.join(TOP, "kunit", "qemu_configs", "arm64_smp8.py")
+# The test kernel's configuration: the series' own .kunitconfig files
+# (those that exist in the tree at hand) and the harness' fragment.
+SERIES_KUNITCONFIGS = ("drivers/base/power", "drivers/cpuidle",
+                       "drivers/firmware/psci", "kernel/sched")
+HARNESS_KUNITCONFIG = os.path.join(TOP, "kunitconfig")
+
+
+def tool_dir(tree=TREE):
+    return os.path.join(tree, "tools", "testing", "kunit")
+
+
+def command(subcommand, kernel, tree=TREE, kunitconfigs=()):
+    """kunit.py SUBCOMMAND for arm64 on the test machine, building into
+    or running from @kernel; run it with cwd=@tree."""
+    argv = [PYTHON, os.path.join(tool_dir(tree), "kunit.py"), subcommand]
+    if subcommand == "parse":
+        return argv
+    argv += ["--arch=arm64", "--cross_compile=aarch64-linux-gnu-",
+             f"--qemu_config={QEMU_CONFIG}", f"--build_dir={kernel}"]
+    return argv + [f"--kunitconfig={k}" for k in kunitconfigs]
+
+
+def kunitconfigs(tree=TREE, variant=None):
+    """The --kunitconfig files of the test kernel (of @variant: debug,
+    trace) in @tree."""
+    out = [d for d in SERIES_KUNITCONFIGS if os.path.isfile(os.path.join(tree, d, ".kunitconfig"))]
+    out.append(HARNESS_KUNITCONFIG)
+    if variant:
+        out.append(os.path.join(TOP, "kunit", f"{variant}.kunitconfig"))
+    return out
+
+
+def parser(tree=TREE):
+    """The kunit_parser module of @tree, its progress output silenced."""
+    path = tool_dir(tree)
+    if path not in sys.path:
+        sys.path.insert(0, path)
+    import kunit_parser
+    kunit_parser.stdout._output = io.StringIO()
+    return kunit_parser
+
+
+def parse(lines, tree=TREE):
+    """The kunit_parser Test of the KTAP in console @lines."""
+    kp = parser(tree)
+    return kp.parse_run_tests(line if line.endswith("\n") else line + "\n" for line in lines)
+
+
+def leaves(test, path=()):
+    """(path, test) of every result without subtests below @test: a
+    KUnit case, a check of a nested program; @path names the tests
+    above it, outermost first."""
+    for sub in test.subtests:
+        if sub.subtests:
+            yield from leaves(sub, path + (sub.name,))
+        else:
+            yield path + (sub.name,), sub

@@ -1,0 +1,125 @@
+# SPDX-License-Identifier: GPL-2.0
+"""The QEMU machine every boot of the harness runs on, defined once.
+
+kunit.py's QEMU config (kunit/qemu_configs/arm64_smp8.py) is built from
+TEST_MACHINE; the topology boots, the demo, the graft's dumpdtb, the
+benchmarks and the LAVA job build their commands with Machine.command(),
+so that they all boot the machine kunit.py boots:
+
+    qemu-system-aarch64 -nodefaults -m 1024 -kernel K -append CMDLINE
+        -no-reboot -nographic -serial stdio
+        -machine virt[,gic-version=3][,secure=on] -cpu cortex-a57 -smp N
+        [-bios FIRMWARE] [EXTRA...] [-initrd I] [-dtb D]
+
+The first line is kunit.py's own (kunit_kernel.py starts QEMU so, with
+-m 1024); the rest is this definition's. QEMU's virt machine has GICv2
+by default, which serves at most 8 CPUs: with more, the machine takes
+GICv3, which also changes QEMU's device tree (the graft's base) and lays
+MPIDRs out 16 CPUs to a cluster (Aff0 0-15). secure=on adds EL3 and
+secure memory, for firmware given with -bios (Trusted Firmware-A's bl1).
+"""
+import dataclasses
+
+QEMU = "qemu-system-aarch64"
+CONSOLE = "console=ttyAMA0"
+# kunit.py starts QEMU with this much memory (MiB).
+KUNIT_MEMORY = 1024
+GICV2_MAX_CPUS = 8
+# QEMU's virt machine takes at most 512 CPUs (with GICv3).
+MAX_CPUS = 512
+
+
+class MachineError(ValueError):
+    """A machine QEMU cannot start; the message says why."""
+
+
+@dataclasses.dataclass(frozen=True)
+class Machine:
+    cpus: int = 8
+    cpu: str = "cortex-a57"
+    memory: int = KUNIT_MEMORY
+    gic: int = 0            # 0: GICv2 up to 8 CPUs, GICv3 above
+    secure: bool = False    # EL3, for firmware given as bios
+    bios: str = ""
+    extra: tuple = ()       # further options, e.g. ("-icount", "shift=0")
+
+    def __post_init__(self):
+        if not 1 <= self.cpus <= MAX_CPUS:
+            raise MachineError(f"{self.cpus} CPUs: QEMU's virt machine takes 1 to {MAX_CPUS}")
+        if self.gic not in (0, 2, 3):
+            raise MachineError(f"gic-version={self.gic}: the harness knows 2 and 3")
+        if self.gic == 2 and self.cpus > GICV2_MAX_CPUS:
+            raise MachineError(f"{self.cpus} CPUs on GICv2, which serves at most {GICV2_MAX_CPUS}")
+        if self.bios and not self.secure:
+            raise MachineError("firmware (bios) for EL3 needs secure=on")
+
+    @property
+    def gic_version(self):
+        return self.gic or (3 if self.cpus > GICV2_MAX_CPUS else 2)
+
+    def machine_option(self):
+        opts = ["virt"]
+        if self.gic_version != 2:
+            opts.append(f"gic-version={self.gic_version}")
+        if self.secure:
+            opts.append("secure=on")
+        return ",".join(opts)
+
+    def hardware(self):
+        """The options after kunit.py's own: machine, CPUs, firmware, extra."""
+        args = ["-machine", self.machine_option(), "-cpu", self.cpu, "-smp", str(self.cpus)]
+        if self.memory != KUNIT_MEMORY:
+            args += ["-m", str(self.memory)]
+        if self.bios:
+            args += ["-bios", self.bios]
+        return args + list(self.extra)
+
+    def command(self, kernel, cmdline, initrd=None, dtb=None):
+        """The whole argv of a boot."""
+        argv = [QEMU, "-nodefaults", "-m", str(KUNIT_MEMORY), "-kernel", kernel,
+                "-append", cmdline, "-no-reboot", "-nographic", "-serial", "stdio"]
+        argv += self.hardware()
+        if initrd:
+            argv += ["-initrd", initrd]
+        if dtb:
+            argv += ["-dtb", dtb]
+        return argv
+
+    def dumpdtb_command(self, path):
+        """QEMU writing the device tree it generates for this machine to
+        @path, and exiting."""
+        argv = [QEMU, "-nodefaults", "-machine", f"{self.machine_option()},dumpdtb={path}",
+                "-cpu", self.cpu, "-smp", str(self.cpus), "-m", str(self.memory)]
+        if self.bios:
+            argv += ["-bios", self.bios]
+        return argv
+
+    def kunit_params(self):
+        """The fields of kunit.py's QemuArchParams for this machine (its
+        QEMU config, kunit/qemu_configs/arm64_smp8.py)."""
+        return {
+            "linux_arch": "arm64",
+            "kconfig": "\nCONFIG_SERIAL_AMBA_PL011=y\nCONFIG_SERIAL_AMBA_PL011_CONSOLE=y"
+                       f"\nCONFIG_SMP=y\nCONFIG_NR_CPUS={max(8, self.cpus)}",
+            "qemu_arch": "aarch64",
+            "kernel_path": "arch/arm64/boot/Image.gz",
+            "kernel_command_line": CONSOLE,
+            "extra_qemu_params": self.hardware(),
+        }
+
+
+# The machine of kunit.py's runs and, with a topology's CPU count and
+# options, of every boot of the test kernel: eight CPUs, so that the
+# suites can attach CPUs 0-3 to CPU, cluster and system PM domains and
+# run OS-initiated sequences on a cluster of eight.
+TEST_MACHINE = Machine()
+
+
+def cmdline(kunit=True, init="/init", extra=()):
+    """A boot's kernel command line: kunit.py's (its suites run first, with
+    @kunit), then the initramfs' @init instead of kunit.py's reboot."""
+    words = (["kunit.enable=1", CONSOLE, "kunit_shutdown=none"] if kunit
+             else ["kunit.enable=0", CONSOLE])
+    if init:
+        words.append(f"rdinit={init}")
+    return " ".join(words + [w for w in extra if w])

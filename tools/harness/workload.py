@@ -1,0 +1,352 @@
+# SPDX-License-Identifier: GPL-2.0
+"""The console of a boot with tools/guest/idle-workload.c as init: the
+files the workload dumped at each phase (sections, files), the firmware
+model's counters (model), genpd's and cpuidle's statistics (domains,
+cpuidle), and the end-to-end checks of the boot (checks), by which the
+topology boots, the boards, make check-dt, make demo and the repeated
+boots are all judged.
+
+The checks, for a boot in OS-initiated mode:
+  - the kernel and the firmware model are in OSI mode;
+  - every PM domain entered each of its idle states, and the model saw each
+    node (cluster, system) enter as many distinct states;
+  - every cpuidle rejection is a denial of the model (powerdown states resume
+    successfully), and the model found no invalid request;
+  - denials stay under DENIED_BOUND of the suspend requests while the
+    workload runs without CPU hotplug;
+  - no request was denied over a core that had stayed outside its idle
+    path (cpu_pm_enter() to cpu_pm_exit(), as the model follows it through
+    CPU PM notifications) since the requester entered its own: the OS
+    releases a CPU's domains only within that path, so such a denial means
+    the OS counted a running core as idle. Any other denial is the race
+    OSI allows: the core had released its domains, or was taking them
+    back, and the firmware saw the other request first. Likewise for a
+    request denied over a child node's state (a cluster in retention under
+    a system powerdown, or running while its cores sleep): explained only
+    if that node changed state since the requester entered its idle path,
+    as when a core of it woke and went back to a shallower state. An idle
+    path that released no domain also explains: the check can miss an
+    error of the OS, never blame a race. The denials while a core was
+    booting (turned on, no CPU_SUSPEND yet) are shown with the number of
+    boots that caused them, not checked;
+  - after CPU 1 went offline and back, every node still powered down;
+  - suspend-to-idle: the system woke up, every CPU entered its deepest
+    state's s2idle path and every node powered down meanwhile;
+  - upstream's PSCI checker passed.
+In platform-coordinated mode (a topology refused, or no model) only the
+invalid requests, the rejections and the checker are checked.
+"""
+import re
+
+DENIED_BOUND = 1 / 3
+
+
+def sections(log):
+    """{when: [lines]} for every dump of the workload."""
+    out, when = {}, None
+    for line in log:
+        m = re.match(r"=== idle-workload: (.*) ===$", line)
+        if m and not m.group(1).startswith("end of "):
+            when = m.group(1)
+            out[when] = []
+        elif m:
+            when = None
+        elif when:
+            out[when].append(line)
+    return out
+
+
+def files(lines):
+    """{path: [lines]} of one dump."""
+    out, path = {}, None
+    for line in lines:
+        m = re.match(r"==> (.*) <==$", line)
+        if m:
+            path = m.group(1)
+            out[path] = []
+        elif path:
+            out[path].append(line)
+    return out
+
+
+def model(dump):
+    """The firmware model's counters, or None without a model."""
+    lines = dump.get("/sys/kernel/debug/psci_fw_model")
+    if lines is None:
+        return None
+    m = {"nodes": {}, "states": {}, "requests": [], "last denied": "none",
+         "last invalid": "none"}
+    table = None
+    for line in lines:
+        if line.startswith("mode: "):
+            m["mode"] = line.split()[1]
+        elif line.startswith("format: "):
+            m["format"] = line.split()[1]
+        elif line.startswith("mode changes: "):
+            m["mode_refused"] = int(line.split()[4])
+        elif line.startswith("suspend requests: "):
+            f = line.split()
+            m["suspends"], m["denied"], m["invalid"] = int(f[2]), int(f[4]), int(f[6])
+        elif line.startswith("longest run of a core behind another denial: "):
+            m["window_us"] = int(line.split()[-2])
+        elif line.startswith("cores turned on: "):
+            m["cpu_ons"] = int(line.split()[-1])
+        elif line.startswith("denied while a core was booting: "):
+            m["denied_booting"] = int(line.split()[-1])
+        elif line.startswith("booting cores that caused a denial: "):
+            m["booting_blockers"] = int(line.split()[-1])
+        elif line.startswith("denied over a child node's state: "):
+            m["denied_child_state"] = int(line.split()[-1])
+        elif line.startswith("denied with no race to explain it: "):
+            m["denied_unexplained"] = int(line.split()[-1])
+        elif line.startswith(("last denied: ", "last invalid: ")):
+            key, value = line.split(": ", 1)
+            m[key] = value
+        elif line.startswith("stateids: "):
+            m["stateids"] = line.split()[1]
+        elif line.startswith("undeclared requests: "):
+            f = line.split()
+            m["undeclared"], m["undeclared_accepted"] = int(f[2]), int(f[4])
+        elif line.startswith("level "):
+            table = "nodes" if "denied" in line else "states"
+        elif line.startswith("request "):
+            table = "requests"
+        else:
+            f = line.split()
+            if table == "nodes" and len(f) >= 4 and f[0].isdigit():
+                m["nodes"][f[1]] = {"level": int(f[0]), "denied": int(f[2]),
+                                    "invalid": int(f[3]),
+                                    "now": f[4] if len(f) > 4 else "?"}
+            elif table == "states" and len(f) == 5 and f[0].isdigit():
+                m["states"][(f[1], int(f[2]))] = (int(f[3]), int(f[4]))
+            elif table == "requests" and len(f) == 7 and f[0].startswith("0x"):
+                level = int(f[2])
+                m["requests"].append({
+                    "value": f[0], "level": level, "node": f[3],
+                    "state": (int(f[1], 16) >> (4 * level)) & 0xf,
+                    "accepted": int(f[4]), "denied": int(f[5]), "invalid": int(f[6])})
+    return m
+
+
+def declared(m, node):
+    """The local states the device tree declares for @node (the model's
+    requests table), or None when the model does not show the table."""
+    if "stateids" not in m:
+        return None
+    return {r["state"] for r in m["requests"] if r["node"] == node}
+
+
+def domains(dump):
+    """{domain: [(state, time_ms, usage, rejected, above, below)]}"""
+    out = {}
+    for path, lines in dump.items():
+        m = re.match(r"/sys/kernel/debug/pm_genpd/(.*)/idle_states$", path)
+        if not m:
+            continue
+        rows = []
+        for line in lines[1:]:
+            f = line.split()
+            if len(f) >= 4 and f[0].startswith("S"):
+                rows.append((f[0],) + tuple(int(x) for x in f[1:]))
+        out[m.group(1)] = rows
+    return out
+
+
+def cpuidle(dump):
+    """{(cpu, state): {name, usage, rejected, time, above, below}}"""
+    out = {}
+    for path, lines in dump.items():
+        m = re.match(r"/sys/devices/system/cpu/cpu(\d+)/cpuidle/state(\d+)/([\w/]+)$", path)
+        if m and lines:
+            key = (int(m.group(1)), int(m.group(2)))
+            v = lines[0].strip()
+            out.setdefault(key, {})[m.group(3)] = v if m.group(3) == "name" else int(v)
+    return out
+
+
+def node_entries(m, node):
+    return sum(e for (n, s), (e, r) in m["states"].items() if n == node)
+
+
+def node_residency(m, node):
+    return sum(r for (n, s), (e, r) in m["states"].items() if n == node)
+
+
+def genpd_off(dump, name):
+    """Whether pm_genpd_summary in @dump shows domain @name powered off."""
+    for line in dump.get("/sys/kernel/debug/pm_genpd/pm_genpd_summary", []):
+        f = line.split()
+        if len(f) >= 2 and f[0] == name:
+            return f[1].startswith("off")
+    return False
+
+
+def checks(log, dumps):
+    res = []
+
+    def check(ok, what):
+        res.append((bool(ok), what))
+
+    def nodes_grew(when, what, until="end", only=None):
+        """Every node above the cores (or of @only) entered a state between
+        the dumps @when and @until, or was down all along: off for genpd at
+        both dumps, and no stay in a state ended in between (the model's
+        residency did not move)."""
+        before_dump = files(dumps.get(when, []))
+        after_dump = files(dumps.get(until, []))
+        before, after = model(before_dump), model(after_dump)
+        if not before or not after:
+            check(False, f"the workload dumped its counters {when} and {until}")
+            return
+        for node, info in sorted(after["nodes"].items()):
+            # A node the tree gives no enabled state is never asked to
+            # power down (checked once, with the states the model saw).
+            if info["level"] and declared(after, node) == set():
+                continue
+            if info["level"] and (only is None or node in only):
+                a, b = node_entries(before, node), node_entries(after, node)
+                name = node.rsplit("/", 1)[-1]
+                stayed = (b == a and genpd_off(before_dump, name)
+                          and genpd_off(after_dump, name)
+                          and node_residency(before, node) == node_residency(after, node))
+                check(b > a or stayed, f"{node} powers down {what} ({b - a} entries"
+                      + (", down all along)" if stayed else ")"))
+
+    end = files(dumps.get("end", []))
+    if not end:
+        check(False, "the workload ran to its end")
+        return res
+    mod = model(end)
+    osi = any("topology using OSI mode" in line for line in log)
+    idle = cpuidle(end)
+    rejected = sum(s.get("rejected", 0) for s in idle.values())
+    if mod and mod.get("mode") == "OSI":
+        check(osi and mod["mode_refused"] == 0,
+              "the kernel and the firmware model are in OSI mode")
+        doms = domains(end)
+        for dom, rows in sorted(doms.items()):
+            unused = [r[0] for r in rows if r[2] == 0]
+            check(not unused, f"domain {dom} entered each of its {len(rows)} states"
+                  + (f" (never: {' '.join(unused)})" if unused else ""))
+        for node, info in sorted(mod["nodes"].items()):
+            if info["level"] == 0:
+                continue
+            name = node.rsplit("/", 1)[-1]
+            got = sum(1 for (n, s) in mod["states"] if n == node)
+            tree = declared(mod, node)
+            if tree is None:
+                want = len(doms.get(name, []))
+                check(want and got == want,
+                      f"the model saw {node} in {got} distinct states, genpd has {want}")
+            else:
+                # A node whose states are all disabled in the tree: genpd
+                # powers it off with its default state, which asks the
+                # firmware for nothing.
+                check(got == len(tree) and (tree or len(doms.get(name, [])) == 1),
+                      f"the model saw {node} in {got} distinct states, the tree "
+                      f"declares {len(tree)} (genpd has {len(doms.get(name, []))})"
+                      + ("" if tree else ": no enabled state, never powered down"))
+        start = model(files(dumps.get("start", [])))
+        steady = model(files(dumps.get("before hotplug", [])))
+        if start and steady:
+            denied = steady["denied"] - start["denied"]
+            suspends = steady["suspends"] - start["suspends"]
+            check(suspends and denied <= DENIED_BOUND * suspends,
+                  f"denials {denied} of {suspends} requests during the workload, "
+                  f"at most one in three (whole boot: {mod['denied']} of "
+                  f"{mod['suspends']})")
+        else:
+            check(False, "the workload dumped its start and its steady phase")
+        nodes_grew("after hotplug", "after the CPU 1 offline/online cycle",
+                   until="before cluster offline" if "cluster offline" in dumps
+                   else "after storm")
+        if "cluster offline" in dumps:
+            off = model(files(dumps["cluster offline"]))
+            gone = [n for n, i in off["nodes"].items() if i["level"] and i["now"] == "off"]
+            check(len(gone) == 1,
+                  f"the model counts the offline cluster off ({' '.join(gone) or 'none'})")
+            others = [n for n, i in off["nodes"].items() if i["level"] == 1 and n not in gone]
+            nodes_grew("before cluster offline", "while another cluster is offline",
+                       until="cluster offline", only=others)
+            nodes_grew("cluster offline", "after the cluster is back",
+                       until="after cluster offline")
+        storm = [line for line in log if line.startswith("idle-workload: hotplug storm: ")]
+        check(storm and storm[-1].endswith(" 0 failed"),
+              "the hotplug storm ran (" + (storm[-1].split(": ", 2)[2] if storm else "no") + ")")
+        nodes_grew("after storm", "after the hotplug storm", until="before s2idle")
+        s2 = files(dumps.get("before s2idle", []))
+        check(any("idle-workload: back from suspend-to-idle" in line for line in log),
+              "the system suspended to idle and woke up")
+        before_idle = cpuidle(s2)
+        deepest = {}
+        for (cpu, st), s in idle.items():
+            deepest[cpu] = max(deepest.get(cpu, (-1, None)), (st, s))
+        grown = [cpu for cpu, (st, s) in deepest.items()
+                 if s.get("s2idle/usage", 0) >
+                 before_idle.get((cpu, st), {}).get("s2idle/usage", 0)]
+        check(deepest and len(grown) == len(deepest),
+              f"every CPU entered its deepest state in suspend-to-idle "
+              f"({len(grown)} of {len(deepest)})")
+        nodes_grew("before s2idle", "across suspend-to-idle")
+    elif mod:
+        check(not osi, "the kernel and the firmware model agree on PC mode")
+    if mod:
+        check(mod["invalid"] == 0,
+              f"the firmware model found {mod['invalid']} invalid requests"
+              + (f" (last: {mod['last invalid']})" if mod["invalid"] else ""))
+        # The OS releases a CPU's domains only within its idle path: a
+        # denial over a core that stayed outside it, or over a child node
+        # that kept its state, all through the requester's, is its error.
+        if osi:
+            unexplained = mod.get("denied_unexplained")
+            check(unexplained == 0,
+                  f"every denial has a race to explain it: since the "
+                  f"requester entered its idle path, the running core was in "
+                  f"its own or the child node changed state "
+                  f"({unexplained if unexplained is not None else 'no count from the model'}"
+                  f" without; {mod.get('denied', 0)} denied, "
+                  f"{mod.get('denied_child_state')} over a child node's state, "
+                  f"{mod.get('denied_booting')} over a booting core, "
+                  f"from {mod.get('booting_blockers')} of "
+                  f"{mod.get('cpu_ons')} cores turned on)")
+        # Suspend-to-idle does not count rejections: compare before it.
+        # The dump is not a snapshot: CPUs idle while its files are read,
+        # the model first, then each CPU's cpuidle files, then the model
+        # again. Each rejection follows its denial, so the rejections read
+        # lie between the denials read before and after them (equal when
+        # nothing was denied meanwhile).
+        when = "before s2idle" if "before s2idle" in dumps else "end"
+        pre = files(dumps.get(when, []))
+        pre_mod = model(pre) or mod
+        post_mod = model(files(dumps.get(when + ", model after", []))) or pre_mod
+        pre_rejected = sum(s.get("rejected", 0) for s in cpuidle(pre).values())
+        check(pre_mod["denied"] <= pre_rejected <= post_mod["denied"],
+              f"cpuidle rejections ({pre_rejected}) are the model's denials "
+              f"({pre_mod['denied']} before reading them, "
+              f"{post_mod['denied']} after) up to suspend-to-idle")
+    else:
+        check(rejected == 0, f"cpuidle rejections: {rejected}")
+    hotplug = any("psci_checker: Hotplug tests passed OK" in line for line in log)
+    if idle:
+        check(hotplug and any("psci_checker: Suspend tests passed OK" in line
+                              for line in log),
+              "upstream's PSCI checker passed (hotplug and suspend)")
+    else:
+        check(hotplug and any("psci_checker: Could not start suspend tests on any CPU"
+                              in line for line in log),
+              "upstream's PSCI checker passed hotplug (no CPU has a cpuidle state "
+              "to suspend to)")
+    return res
+
+
+def read(path):
+    """A console log's lines, without their line ends."""
+    with open(path, errors="replace") as f:
+        return [line.rstrip("\r\n") for line in f]
+
+
+def judge(log):
+    """The workload's dumps of console @log and the boot's checks:
+    [(ok, what)]."""
+    dumps = sections(log)
+    return dumps, checks(log, dumps)

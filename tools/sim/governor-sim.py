@@ -1,0 +1,533 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: GPL-2.0
+"""Replay per-CPU idle traces through the CPU PM domain governor's decision
+and compare each policy with the oracle.
+
+The decision is the kernel's own: genpd_cpu_pick_state(), and the "learn"
+policy's genpd_cpu_predict_idle() and genpd_cpu_learn_period(), are
+extracted from the generated tree (build/linux) and compiled into a shared
+object with tools/sim/pick-shim.c, then called for every domain idle
+period:
+
+  timers   6.1's policy: the time to the earliest next timer of the
+           domain's CPUs, as they recorded it on idle entry;
+  pending  the same, and the domain stays on if one of its CPUs was sent
+           an IPI that has not arrived yet (genpd.cpu_policy=pending);
+  learn    "pending", with the timers' forecast shortened by the rate of
+           recent periods cut short, as the kernel learns it from the
+           periods it has seen (genpd.cpu_policy=learn);
+  informed a reference, not a kernel policy: "pending" with the forecast
+           (1 - exp(-lambda T)) / lambda, where lambda is the rate of
+           periods cut short over the whole trace, known in advance. For
+           wakeups that come at random (Poisson) no policy that does not
+           know when they come does better on average;
+  oracle   the true length of the period, known afterwards: the deepest
+           state that fits it and the latency limit.
+
+A domain idle period starts when the last CPU of the domain goes idle and
+ends when the first of them wakes up. Energy follows the model of
+docs/simulator.md: staying on costs 1 per unit of time; state i costs its
+transition, lat_i = off + on latency, at power 1, plus P_i over the period,
+with P_i set so that state i breaks even with the next shallower one where
+the kernel's rule starts to choose it, T_i = residency_i + off_i
+(P_i = P_{i-1} - (lat_i - lat_{i-1}) / T_i, P_-1 = 1, lat_-1 = 0): the
+oracle's choice is then also the cheapest. Only the three functions are
+the kernel's code; "pending" is modelled here, from the IPI that ended
+each CPU's idle period, and so is genpd's rule that a domain is
+considered only while its subdomains are off in their deepest states.
+
+Traces are text (docs/simulator.md has the format): recorded ones are
+given as files; --synthetic writes and replays the synthetic families
+with a fixed seed. Usage:
+
+  governor-sim.py [--tree DIR] [--out DIR] [--seed N] [--synthetic] [TRACE...]
+  governor-sim.py --check TRACE... (KTAP against each TRACE's "# expect:" lines)
+"""
+import argparse
+import bisect
+import ctypes
+import heapq
+import math
+import os
+import random
+import re
+import subprocess
+import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.realpath(__file__)), ".."))
+from harness import BUILD, TOP, TREE, ktap  # noqa: E402
+
+S64_MAX = (1 << 63) - 1
+POLICIES = ("timers", "pending", "learn", "informed", "oracle")
+
+
+def die(msg):
+    sys.exit(f"governor-sim.py: {msg}")
+
+
+# --- the kernel's decision -------------------------------------------------
+
+def extract(path, start_re, end_re):
+    """The lines of @path from the first match of @start_re to the next
+    line matching @end_re, inclusive."""
+    try:
+        lines = open(path).read().splitlines()
+    except OSError as err:
+        die(f"cannot read {path}: {err} (run make tree first)")
+    for i, line in enumerate(lines):
+        if re.match(start_re, line):
+            for j in range(i, len(lines)):
+                if re.match(end_re, lines[j]):
+                    return "\n".join(lines[i:j + 1]) + "\n"
+    die(f"{path}: nothing matches {start_re!r}")
+
+
+class Kernel:
+    """The kernel's functions, compiled for user space."""
+
+    def __init__(self, lib):
+        arr = ctypes.POINTER(ctypes.c_int64)
+        lib.sim_pick.argtypes = [ctypes.c_int, arr, arr, arr, ctypes.c_int,
+                                 ctypes.c_int64, ctypes.c_int64]
+        lib.sim_pick.restype = ctypes.c_int
+        lib.sim_predict.argtypes = [ctypes.c_uint64, ctypes.c_uint32,
+                                    ctypes.c_int64]
+        lib.sim_predict.restype = ctypes.c_int64
+        lib.sim_learn.argtypes = [ctypes.POINTER(ctypes.c_uint64),
+                                  ctypes.POINTER(ctypes.c_uint32),
+                                  ctypes.c_int64, ctypes.c_int64]
+        lib.sim_learn.restype = None
+        self.pick = lib.sim_pick
+        self._predict, self._learn = lib.sim_predict, lib.sim_learn
+
+    def new_history(self):
+        return [ctypes.c_uint64(0), ctypes.c_uint32(0)]
+
+    def predict(self, hist, timer_ns):
+        return self._predict(hist[0], hist[1], int(timer_ns))
+
+    def learn(self, hist, timer_ns, period_ns):
+        self._learn(ctypes.byref(hist[0]), ctypes.byref(hist[1]),
+                    int(timer_ns), int(period_ns))
+
+
+def build_decision(tree, out):
+    """Compile the kernel's decision and forecast; return a Kernel."""
+    inc = os.path.join(out, "kernel-pick.inc")
+    so = os.path.join(out, "pick.so")
+    os.makedirs(out, exist_ok=True)
+    header = os.path.join(tree, "include/linux/pm_domain.h")
+    gov = os.path.join(tree, "drivers/base/power/domain_governor.c")
+    text = ("/* Extracted by governor-sim.py: do not edit. */\n"
+            + extract(header, r"^struct genpd_power_state \{", r"^\};")
+            + extract(header, r"^struct genpd_cpu_history \{", r"^\};")
+            + extract(gov, r"^VISIBLE_IF_KUNIT int genpd_cpu_pick_state\(",
+                      r"^\}")
+            + extract(gov, r"^#define GENPD_HISTORY_DECAY",
+                      r"^#define GENPD_HISTORY_MAX_NS")
+            + extract(gov, r"^VISIBLE_IF_KUNIT s64 genpd_cpu_predict_idle\(",
+                      r"^\}")
+            + extract(gov, r"^VISIBLE_IF_KUNIT void genpd_cpu_learn_period\(",
+                      r"^\}"))
+    if not os.path.exists(inc) or open(inc).read() != text:
+        with open(inc, "w") as f:
+            f.write(text)
+    src = os.path.join(TOP, "tools/sim/pick-shim.c")
+    if (not os.path.exists(so) or os.path.getmtime(so) < os.path.getmtime(inc)
+            or os.path.getmtime(so) < os.path.getmtime(src)):
+        cmd = ["cc", "-O2", "-Wall", "-Werror", "-shared", "-fPIC",
+               "-I", out, "-o", so, src]
+        if subprocess.run(cmd).returncode:
+            die("the kernel's decision does not build in user space: "
+                + " ".join(cmd))
+    return Kernel(ctypes.CDLL(so))
+
+
+class Domain:
+    def __init__(self, name, cpus, states):
+        self.name, self.cpus, self.states = name, cpus, states
+        n = len(states)
+        vec = ctypes.c_int64 * n
+        self.off = vec(*[s[1] for s in states])
+        self.on = vec(*[s[2] for s in states])
+        self.res = vec(*[s[3] for s in states])
+        # Energy model: the power of each state, from its break-even at
+        # the length from which the kernel's rule lets it fit.
+        self.lat = [s[1] + s[2] for s in states]
+        self.power = []
+        prev_p, prev_lat = 1.0, 0
+        for (sname, off, on, res), lat in zip(states, self.lat):
+            even = res + off
+            p = prev_p - (lat - prev_lat) / even if even else prev_p
+            if p < 0:
+                die(f"domain {name}: state {sname} breaks even with a "
+                    f"negative power ({p:.3f}): residency too short for "
+                    f"its latencies")
+            self.power.append(p)
+            prev_p, prev_lat = p, lat
+
+    def pick(self, kernel, idle_ns, limit_ns):
+        i = kernel.pick(len(self.states), self.off, self.on, self.res,
+                        len(self.states) - 1, int(idle_ns), int(limit_ns))
+        if i < -1:
+            die(f"domain {self.name}: the shim refused its states")
+        return i
+
+    def energy(self, i, t):
+        """Energy of a period of length @t in state @i (-1: stays on)."""
+        if i < 0:
+            return float(t)
+        return self.lat[i] + self.power[i] * t
+
+
+# --- traces ----------------------------------------------------------------
+
+def parse_cpus(text):
+    cpus = set()
+    for part in text.split(","):
+        a, _, b = part.partition("-")
+        cpus.update(range(int(a), int(b or a) + 1))
+    return sorted(cpus)
+
+
+def read_trace(path):
+    """Domains, latency limit and per-CPU idle periods of a trace file."""
+    domains, idles, limit = [], [], S64_MAX
+    for n, line in enumerate(open(path), 1):
+        f = line.split("#")[0].split()
+        if not f:
+            continue
+        try:
+            if f[0] == "domain":
+                states = []
+                for s in f[3:]:
+                    name, off, on, res = s.split(":")
+                    states.append((name, int(float(off) * 1000),
+                                   int(float(on) * 1000),
+                                   int(float(res) * 1000)))
+                if not states:
+                    raise ValueError("a domain needs states")
+                domains.append((f[1], parse_cpus(f[2]), states))
+            elif f[0] == "latency_limit_us":
+                limit = int(float(f[1]) * 1000)
+            elif f[0] == "idle":
+                cpu, start, end, timer = (int(f[1]), float(f[2]),
+                                          float(f[3]), float(f[4]))
+                wake, _, sent = f[5].partition(":")
+                if wake not in ("timer", "irq", "ipi") or end < start:
+                    raise ValueError("bad idle period")
+                idles.append((cpu, int(start * 1000), int(end * 1000),
+                              int(timer * 1000), wake,
+                              int(float(sent) * 1000) if sent else None))
+            else:
+                raise ValueError(f"unknown record {f[0]!r}")
+        except (ValueError, IndexError) as err:
+            die(f"{path}:{n}: {err}: {line.strip()}")
+    if not domains:
+        die(f"{path}: no domain")
+    return domains, limit, idles
+
+
+def domain_periods(cpus, idles):
+    """The domain's idle periods: (start, end, earliest timer, pending)."""
+    mine = [p for p in idles if p[0] in cpus]
+    ev = []
+    for k, p in enumerate(mine):
+        ev.append((p[1], 1, k))
+        ev.append((p[2], 0, k))
+    ev.sort()
+    current, out, start = {}, [], None
+    for t, kind, k in ev:
+        p = mine[k]
+        if kind == 1:
+            current[p[0]] = p
+            if len(current) == len(cpus):
+                start = t
+        else:
+            if start is not None and len(current) == len(cpus):
+                timer = min(q[3] for q in current.values())
+                pending = any(q[4] == "ipi" and q[5] is not None
+                              and q[5] <= start for q in current.values())
+                out.append((start, t, timer, pending))
+                start = None
+            current.pop(p[0], None)
+    return out
+
+
+def cut_short_rate(periods):
+    """Periods that ended before their timer, per ns spent in periods."""
+    time = sum(end - start for start, end, _, _ in periods)
+    early = sum(1 for start, end, timer, _ in periods if end < timer)
+    return early / time if time else 0.0
+
+
+def simulate(path, kernel):
+    domains, limit, idles = read_trace(path)
+    # Subdomains first: as in genpd_power_off(), a domain is considered
+    # only while each of its subdomains (the largest domains of the trace
+    # strictly inside it) is off in its deepest state; else it stays on,
+    # and under "learn" nothing is learned.
+    order = sorted(range(len(domains)), key=lambda k: len(domains[k][1]))
+    done, rows = [], {}
+    for k in order:
+        name, cpus, states = domains[k]
+        d = Domain(name, cpus, states)
+        cpuset = set(cpus)
+        inner = [c for c in done if c["cpus"] < cpuset]
+        children = [c for c in inner
+                    if not any(c["cpus"] < o["cpus"] for o in inner)]
+        periods = domain_periods(cpuset, idles)
+        rate = cut_short_rate(periods)
+        hist = kernel.new_history()
+        res = {}
+        for pol in POLICIES:
+            res[pol] = dict(energy=0.0, deep=0, shallow=0, latency=0,
+                            violations=0, entries=0, periods=len(periods),
+                            blocked=0)
+        record = dict(cpus=cpuset, deepest=len(states) - 1, starts=[],
+                      choices=[])
+        for start, end, timer, pending in periods:
+            true = end - start
+            t = timer - start
+            down = {pol: all(child_choice(c, start, pol) == c["deepest"]
+                             for c in children) for pol in POLICIES}
+            best = d.pick(kernel, true, limit) if down["oracle"] else -1
+            choice = {"oracle": best}
+            choice["timers"] = d.pick(kernel, t, limit) if down["timers"] else -1
+            fits = d.pick(kernel, t, limit) >= 0
+            for pol in ("pending", "learn", "informed"):
+                choice[pol] = -1
+                if not down[pol] or pending or not fits:
+                    continue
+                if pol == "pending":
+                    choice[pol] = d.pick(kernel, t, limit)
+                elif pol == "learn":
+                    # As the kernel does: forecast, choose, then learn the
+                    # period from its true length (even if it stays on).
+                    choice[pol] = d.pick(kernel, kernel.predict(hist, t),
+                                         limit)
+                    kernel.learn(hist, t, true)
+                else:
+                    mean = (1 - math.exp(-rate * t)) / rate if rate else t
+                    choice[pol] = d.pick(kernel, mean, limit)
+            record["starts"].append(start)
+            record["choices"].append(choice)
+            for pol, i in choice.items():
+                r = res[pol]
+                r["blocked"] += not down[pol]
+                r["energy"] += d.energy(i, true)
+                # Too deep or shallow against the oracle's own choice.
+                if i > best:
+                    r["deep"] += 1
+                elif i < best:
+                    r["shallow"] += 1
+                if i >= 0:
+                    r["entries"] += 1
+                    added = states[i][2] + max(0, states[i][1] - true)
+                    r["latency"] += added
+                    if added > limit:
+                        r["violations"] += 1
+        done.append(record)
+        rows[k] = (os.path.basename(path), name, res)
+    return [rows[k] for k in range(len(domains))]
+
+
+def child_choice(child, start, pol):
+    """The state @child was in under @pol at time @start: its choice for
+    its idle period that covers @start (all its CPUs are idle then, so
+    one does), or -1."""
+    j = bisect.bisect_right(child["starts"], start) - 1
+    return child["choices"][j][pol] if j >= 0 else -1
+
+
+# --- synthetic families ----------------------------------------------------
+
+FAMILIES = {
+    # name: (timer period range in us, IRQs per second, IPI probability)
+    "periodic": ((2000, 20000), 0, 0.0),
+    "poisson-irq": ((20000, 100000), 400, 0.0),
+    "bursty-ipi": ((20000, 100000), 0, 0.5),
+    "mix": ((4000, 50000), 200, 0.3),
+}
+TOPOLOGY = [
+    ("cluster0", "0-3", "ret:50:50:500 off:300:500:3000"),
+    ("cluster1", "4-7", "ret:50:50:500 off:300:500:3000"),
+    ("system", "0-7", "off:1000:1500:10000"),
+]
+
+
+def synthesize(family, seed, path, seconds=2.0, ncpus=8, cluster=4):
+    """Write a trace of @family: each CPU runs for an exponential time
+    (mean 100 us) after each wakeup, then idles until its next periodic
+    timer, an IRQ (Poisson, random CPU), or an IPI (sent, with the
+    family's probability, to another CPU of its cluster while it runs,
+    arriving 5 us later)."""
+    (pmin, pmax), irq_rate, ipi_p = FAMILIES[family]
+    rnd = random.Random(seed)
+    end_ns = int(seconds * 1e9)
+    period = [rnd.randint(pmin, pmax) * 1000 for _ in range(ncpus)]
+    phase = [rnd.randrange(period[c]) for c in range(ncpus)]
+    irqs = [[] for _ in range(ncpus)]
+    t = 0.0
+    while irq_rate:
+        t += rnd.expovariate(irq_rate) * 1e9
+        if t >= end_ns:
+            break
+        irqs[rnd.randrange(ncpus)].append(int(t))
+
+    def next_timer(c, t):
+        k = (t - phase[c]) // period[c] + 1
+        return phase[c] + k * period[c]
+
+    idle_since = [None] * ncpus
+    timer_at = [0] * ncpus
+    wake_gen = [0] * ncpus
+    wake_at = [None] * ncpus
+    ipis = [[] for _ in range(ncpus)]   # (arrival, sent) not yet served
+    heap, out = [], []
+    for c in range(ncpus):
+        heapq.heappush(heap, (int(rnd.expovariate(1 / 100e3)), 1, c, 0, None))
+    while heap:
+        t, kind, c, gen, extra = heapq.heappop(heap)
+        if t >= end_ns:
+            break
+        if kind == 1:                       # goes idle
+            ipis[c] = [x for x in ipis[c] if x[0] > t]
+            j = bisect.bisect_right(irqs[c], t)
+            cand = [(next_timer(c, t), "timer", None)]
+            if j < len(irqs[c]):
+                cand.append((irqs[c][j], "irq", None))
+            cand += [(a, "ipi", s) for a, s in ipis[c]]
+            w = min(cand)
+            idle_since[c], timer_at[c] = t, cand[0][0]
+            wake_gen[c] += 1
+            wake_at[c] = w
+            heapq.heappush(heap, (w[0], 0, c, wake_gen[c], w))
+        elif kind == 0:                     # wakes up
+            if gen != wake_gen[c] or idle_since[c] is None:
+                continue
+            _, why, sent = extra
+            out.append((c, idle_since[c], t, timer_at[c], why, sent))
+            if why == "ipi":
+                ipis[c] = [x for x in ipis[c] if x[0] != t]
+            idle_since[c] = None
+            busy = int(rnd.expovariate(1 / 100e3)) + 1000
+            heapq.heappush(heap, (t + busy, 1, c, 0, None))
+            if rnd.random() < ipi_p:
+                base = c - c % cluster
+                dst = base + rnd.choice([k for k in range(cluster)
+                                         if base + k != c])
+                send = t + int(rnd.random() * busy)
+                heapq.heappush(heap, (send, 2, dst, 0, send))
+        else:                               # an IPI is sent to c
+            arrival = t + 5000
+            ipis[c].append((arrival, t))
+            if idle_since[c] is not None and arrival < wake_at[c][0]:
+                wake_gen[c] += 1
+                wake_at[c] = (arrival, "ipi", t)
+                heapq.heappush(heap, (arrival, 0, c, wake_gen[c],
+                                      wake_at[c]))
+    with open(path, "w") as f:
+        f.write(f"# governor-sim trace v1: synthetic family {family}, "
+                f"seed {seed}, {seconds} s, {ncpus} CPUs\n")
+        for name, cpus, states in TOPOLOGY:
+            f.write(f"domain {name} {cpus} {states}\n")
+        for c, s, e, tm, why, sent in sorted(out, key=lambda p: (p[1], p[0])):
+            wake = f"ipi:{sent / 1000:.3f}" if why == "ipi" else why
+            f.write(f"idle {c} {s / 1000:.3f} {e / 1000:.3f} "
+                    f"{tm / 1000:.3f} {wake}\n")
+
+
+# --- report ----------------------------------------------------------------
+
+def report(rows):
+    print("| trace | domain | periods | policy | energy vs oracle "
+          "| gap closed | too deep | too shallow | entries "
+          "| added latency, mean us | limit violations "
+          "| kept on by a subdomain |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|")
+    for trace, dom, res in rows:
+        best = res["oracle"]["energy"] or 1.0
+        gap = res["timers"]["energy"] - res["oracle"]["energy"]
+        for pol in POLICIES:
+            r = res[pol]
+            mean = r["latency"] / r["entries"] / 1000 if r["entries"] else 0
+            closed = (f"{100 * (res['timers']['energy'] - r['energy']) / gap:.0f} %"
+                      if gap > 1e-6 * best else "-")
+            print(f"| {trace} | {dom} | {r['periods']} | {pol} "
+                  f"| {100 * r['energy'] / best:.2f} % | {closed} | {r['deep']} "
+                  f"| {r['shallow']} | {r['entries']} | {mean:.1f} "
+                  f"| {r['violations']} | {r['blocked']} |")
+
+
+def check(paths, kernel):
+    """KTAP: the figures of each trace of @paths against its
+    "# expect: [DOMAIN] POLICY KEY VALUE" lines (energy_pct and latency_us
+    to 0.01; DOMAIN may be left out in a trace of one domain)."""
+    cases = []
+    for path in paths:
+        rows = simulate(path, kernel)
+        got = {}
+        for trace, dom, res in rows:
+            best = res["oracle"]["energy"] or 1.0
+            for pol, r in res.items():
+                for key, value in (
+                        ("periods", r["periods"]), ("too_deep", r["deep"]),
+                        ("too_shallow", r["shallow"]),
+                        ("entries", r["entries"]),
+                        ("violations", r["violations"]),
+                        ("blocked", r["blocked"]),
+                        ("energy_pct", round(100 * r["energy"] / best, 2)),
+                        ("latency_us", round(r["latency"] / r["entries"] / 1000, 1)
+                         if r["entries"] else 0)):
+                    got[(dom, pol, key)] = value
+        expect = [line.split()[2:] for line in open(path)
+                  if line.startswith("# expect: ")]
+        if not expect:
+            die(f"{path}: no expect line")
+        for e in expect:
+            if len(e) == 3 and len(rows) == 1:
+                e = [rows[0][1]] + e
+            if len(e) != 4:
+                die(f"{path}: expect line {' '.join(e)}: name the domain")
+            cases.append((os.path.basename(path), *e, got.get(tuple(e[:3]))))
+    results = []
+    for trace, dom, pol, key, want, value in cases:
+        ok = value is not None and abs(value - float(want)) < 0.011
+        results.append((ok, f"{trace} {dom} {pol} {key} {want}",
+                        [] if ok else [f"{trace}: {dom} {pol} {key}: got "
+                                       f"{value}, want {want}"]))
+    return ktap.buffered(results)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--tree", default=TREE, help="the kernel tree (default build/linux)")
+    ap.add_argument("--out", default=os.path.join(BUILD, "sim"),
+                    help="where the decision's object and the synthetic traces go")
+    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--synthetic", action="store_true",
+                    help="write and replay the synthetic families")
+    ap.add_argument("--check", metavar="TRACE", nargs="+",
+                    help="KTAP: each TRACE's figures against its expect lines")
+    ap.add_argument("traces", nargs="*")
+    args = ap.parse_args()
+    kernel = build_decision(args.tree, args.out)
+    if args.check:
+        sys.exit(check(args.check, kernel))
+    traces = list(args.traces)
+    if args.synthetic:
+        for fam in FAMILIES:
+            path = os.path.join(args.out, f"{fam}.trace")
+            synthesize(fam, args.seed, path)
+            traces.append(path)
+    if not traces:
+        die("no trace: give files or --synthetic")
+    rows = []
+    for path in traces:
+        rows += simulate(path, kernel)
+    report(rows)
+
+
+if __name__ == "__main__":
+    main()
