@@ -12,11 +12,11 @@ RESULTS := build/results
 
 #: DEMO_TOPOLOGY   make demo's topology (kunit/topologies/NAME): osi-1x4
 DEMO_TOPOLOGY ?= osi-1x4
-#: DEMO_POLICY     make demo's CPU governor policy of PM domains: timers, pending, learn
+#: DEMO_POLICY     make demo's CPU governor policy of PM domains: timers (default), pending, learn
 DEMO_POLICY ?= timers
-#: KUNIT_FILTER    make kunit: the suites to run (kunit.py's filter_glob, e.g. genpd_*)
+#: KUNIT_FILTER    make kunit: the suites to run (kunit.py's filter_glob, e.g. genpd_*; all)
 KUNIT_FILTER ?=
-#: VARIANT         make test-boards, check-dt: the kernel (debug: make test-debug's)
+#: VARIANT         make kernel, test-boards, check-dt: the kernel (debug: make test-debug's)
 VARIANT ?=
 #: DTB             make check-dt: the board's DTB (make dtbs builds one)
 DTB ?=
@@ -28,7 +28,7 @@ TOPOLOGY ?=
 COUNT ?= 20
 #: BASE_URL        make lava: where the QEMU job's artifacts will be uploaded
 BASE_URL ?= https://lab.example.org/artifacts/hierarchical-idle
-#: BENCH_CPUS      make bench: the CPU counts measured
+#: BENCH_CPUS      make bench: the CPU counts measured (4 16 64 256)
 BENCH_CPUS ?= 4 16 64 256
 #: EACH_FROM       make each-patch: the first patch checked (1)
 EACH_FROM ?= 1
@@ -50,7 +50,7 @@ run = @$(T)/run/runner.py
 	bench bench-cputime sim trace lava x86 ci clean
 
 help: ## this list, then the variables
-	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/' | expand -t 15
+	@grep -E '^[a-z0-9-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/' | expand -t 15
 	@echo; echo "Variables (make VAR=value TARGET):"
 	@sed -n 's/^#: /  /p' $(MAKEFILE_LIST)
 
@@ -185,4 +185,4 @@ ci: ## what .ci/run does: check, test-debug, test, test-boards
 clean: ## remove every output of the tools, keep build/linux (and build/fresh-root: rm it by hand, unmounted)
 	@find build -mindepth 1 -maxdepth 1 ! -name linux ! -name fresh-root -exec rm -rf {} + 2>/dev/null || true
 	@git -C build/linux worktree prune 2>/dev/null || true
-	@find tools -name __pycache__ -prune -exec rm -rf {} +
+	@find tools kunit -name __pycache__ -prune -exec rm -rf {} +

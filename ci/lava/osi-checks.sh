@@ -30,6 +30,8 @@ while [ $# -ge 2 ]; do
 	shift 2
 done
 [ $# -eq 0 ] || { echo "usage: osi-checks.sh [--root DIR] [--dmesg FILE] [--idle COMMAND]" >&2; exit 2; }
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
 genpd=$root/sys/kernel/debug/pm_genpd
 cpus=$root/sys/devices/system/cpu
 n=0
@@ -69,8 +71,8 @@ check() { # <name> <command...>: pass when the command succeeds
 	if "$@"; then case_ "$name" pass; else case_ "$name" fail; fi
 }
 
-if [ -n "$dmesg_file" ]; then cat "$dmesg_file"; else dmesg; fi > /tmp/osi-dmesg.txt
-has() { grep -q "$1" /tmp/osi-dmesg.txt; }
+if [ -n "$dmesg_file" ]; then cat "$dmesg_file"; else dmesg; fi > "$tmp/dmesg.txt"
+has() { grep -q "$1" "$tmp/dmesg.txt"; }
 
 # A log that wrapped would let the absence checks pass for nothing.
 check boot-log-complete has 'Booting Linux on physical CPU'
@@ -82,7 +84,9 @@ check firmware-model-off no_model
 # their names: "STAT_RESIDENCY is supported"). No kernel interface reads
 # the statistics themselves (docs/lab.md); the case says whether the
 # firmware has them.
+psci_checks=1
 if [ -r "$root/sys/kernel/debug/psci" ]; then
+	psci_checks=3
 	psci=$root/sys/kernel/debug/psci
 	check firmware-osi-supported grep -q '^OSI is supported' "$psci"
 	for fn in STAT_RESIDENCY STAT_COUNT; do
@@ -104,13 +108,13 @@ cpu_domains() {
 		# A CPU's device shows as /devices/genpd:N:cpuM (the virtual device
 		# cpuidle-psci attaches), or as the CPU itself.
 		grep -qsE '/(genpd:[0-9]+:)?cpu[0-9]+$' "$d/devices" && basename "$d"
-	done > /tmp/osi-domains.txt
+	done > "$tmp/domains.txt"
 	while :; do
 		for d in "$genpd"/*/; do
-			grep -qsxF -f /tmp/osi-domains.txt "$d/sub_domains" && basename "$d"
-		done | cat /tmp/osi-domains.txt - | sort -u > /tmp/osi-domains.new
-		cmp -s /tmp/osi-domains.new /tmp/osi-domains.txt && break
-		mv /tmp/osi-domains.new /tmp/osi-domains.txt
+			grep -qsxF -f "$tmp/domains.txt" "$d/sub_domains" && basename "$d"
+		done | cat "$tmp/domains.txt" - | sort -u > "$tmp/domains.new"
+		cmp -s "$tmp/domains.new" "$tmp/domains.txt" && break
+		mv "$tmp/domains.new" "$tmp/domains.txt"
 	done
 }
 
@@ -121,7 +125,7 @@ snapshot() {
 		[ -r "$d/idle_states" ] || continue
 		awk -v dom="$dom" 'NR > 1 && $1 ~ /^S[0-9]+$/ {
 			print "genpd", dom "." $1, $3, $2, $4 }' "$d/idle_states"
-	done < /tmp/osi-domains.txt
+	done < "$tmp/domains.txt"
 	for s in "$cpus"/cpu[0-9]*/cpuidle/state[0-9]*; do
 		[ -r "$s/usage" ] || continue
 		cpu=$(basename "$(dirname "$(dirname "$s")")")
@@ -130,11 +134,11 @@ snapshot() {
 }
 
 cpu_domains
-snapshot > /tmp/osi-before.txt
+snapshot > "$tmp/before.txt"
 sh -c "$idle"
-snapshot > /tmp/osi-after.txt
+snapshot > "$tmp/after.txt"
 
-domains=$(wc -l < /tmp/osi-domains.txt)
+domains=$(wc -l < "$tmp/domains.txt")
 if [ "$domains" -gt 0 ]; then
 	case_ genpd-cpu-domains-found pass "$domains" domains
 else
@@ -146,22 +150,27 @@ fi
 # entries, time and rejections of every state are measurements.
 deepest() { # <kind>: the last state of each domain or CPU, as "<unit>.<state>"
 	awk -v k="$1" '$1 == k { split($2, a, "."); last[a[1]] = $2 } END { for (u in last) print last[u] }' \
-		/tmp/osi-after.txt
+		$tmp/after.txt
 }
-deepest genpd > /tmp/osi-deepest.txt
-deepest cpuidle >> /tmp/osi-deepest.txt
+deepest genpd > "$tmp/deepest.txt"
+deepest cpuidle >> "$tmp/deepest.txt"
 while read -r kind name usage time rejected; do
-	before=$(awk -v k="$kind" -v s="$name" '$1 == k && $2 == s { print $3, $4, $5 }' /tmp/osi-before.txt)
+	before=$(awk -v k="$kind" -v s="$name" '$1 == k && $2 == s { print $3, $4, $5 }' "$tmp/before.txt")
 	set -- ${before:-0 0 0}
 	du=$((usage - $1)) dt=$((time - $2)) dr=$((rejected - $3))
 	r=pass
-	if grep -qxF "$name" /tmp/osi-deepest.txt && [ "$du" -le 0 ]; then r=fail; fi
+	if grep -qxF "$name" "$tmp/deepest.txt" && [ "$du" -le 0 ]; then r=fail; fi
 	case_ "$kind.$name.entered" "$r" "$du" entries
 	unit=ms
 	[ "$kind" = cpuidle ] && unit=us
 	case_ "$kind.$name.time" pass "$dt" "$unit"
 	[ "$kind" = genpd ] && case_ "$kind.$name.rejected" pass "$dr" requests
-done < /tmp/osi-after.txt
+done < "$tmp/after.txt"
 
-[ -n "$lava" ] || ktap_end
+# The plan: the boot log's three, the firmware's, the domains found, and
+# per state found after the idle period, three for a domain's and two for
+# a CPU's.
+states=$(awk '$1 == "genpd" { n += 3 } $1 == "cpuidle" { n += 2 } END { print n + 0 }' \
+	"$tmp/after.txt")
+[ -n "$lava" ] || ktap_end $((3 + psci_checks + 1 + states))
 [ "$failed" -eq 0 ]

@@ -22,7 +22,7 @@ run() { # <name> <commit> [extra config line]
 	mapfile -t cmd < <("$top/tools/boot/boot.py" --argv --kernel "$kout" --cpus 1 --gic 3 \
 		--memory 512 --qemu "-icount shift=0" --no-initrd --append "panic=-1")
 	timeout 600 "${cmd[@]}" < /dev/null > "$log" 2>&1 || true
-	grep -q 'cputime-tick-bench: scaled=' "$log" || die "no result in ${log#$top/}"
+	grep -q 'cputime-tick-bench: scaled=' "$log" || die "no result in ${log#"$top"/}"
 	printf '%-11s %s\n' "$1" "$(grep -o 'cputime-tick-bench: .*' "$log" | tr -d '\r')"
 }
 

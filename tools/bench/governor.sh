@@ -36,10 +36,10 @@ boot() { # <name> <cpus> [kernel] [extra command line]
 		--cpus "$2" --gic 3 --qemu "-icount shift=0" --no-initrd \
 		--append "rdinit=/init ${4:-}")
 	timeout 900 "${cmd[@]}" < /dev/null > "$log" 2>&1 || true
-	grep -q 'genpd-gov-bench: cpus=' "$log" || die "no result in ${log#$top/}"
+	grep -q 'genpd-gov-bench: cpus=' "$log" || die "no result in ${log#"$top"/}"
 	# The path measured is the one that lets the domain go down.
 	grep -q 'genpd-gov-bench: cpus=.* ok=1 ' "$log" ||
-		die "${log#$top/}: the decision measured kept the domain on"
+		die "${log#"$top"/}: the decision measured kept the domain on"
 
 	# The policy the series' kernel ran: the one asked for, or "timers".
 	if [ "$1" != 6.1 ]; then
@@ -47,7 +47,7 @@ boot() { # <name> <cpus> [kernel] [extra command line]
 		want=${want#genpd.cpu_policy=}
 		grep -A1 '^# cat /sys/module/genpd/parameters/cpu_policy' "$log" |
 			grep -q "^${want:-timers}" ||
-			die "${log#$top/}: the kernel did not run the ${want:-timers} policy"
+			die "${log#"$top"/}: the kernel did not run the ${want:-timers} policy"
 	fi
 	printf '%-8s %s\n' "$1" "$(grep -o 'genpd-gov-bench: cpus=.*' "$log" | tr -d '\r')"
 }

@@ -25,9 +25,7 @@ import shlex
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.realpath(__file__)), ".."))
-from harness import BUILD, die, boot, machine as qemu, topology  # noqa: E402
-
-TEST_KERNEL = os.path.join(BUILD, "kunit-arm64")
+from harness import die, boot, kunit, machine as qemu, proc, topology  # noqa: E402
 
 
 def main():
@@ -35,7 +33,7 @@ def main():
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--topology", help="a topology of kunit/topologies/, or a topology file")
     ap.add_argument("--dtb", help="where the grafted device tree goes (with --topology)")
-    ap.add_argument("--kernel", default=TEST_KERNEL,
+    ap.add_argument("--kernel", default=kunit.TEST_KERNEL,
                     help="the kernel's build directory or image (default build/kunit-arm64)")
     ap.add_argument("--initrd", default=os.path.join(boot.GUEST, "initramfs.cpio"),
                     help="the initramfs (default: the idle workload's, build/guest)")
@@ -50,6 +48,8 @@ def main():
     ap.add_argument("--secure", action="store_true", help="EL3 and secure memory (secure=on)")
     ap.add_argument("--bios", default="", help="firmware at EL3 (needs --secure)")
     ap.add_argument("--qemu", default="", help="more QEMU options")
+    ap.add_argument("--arch", default="arm64", choices=("arm64", "x86_64"),
+                    help="x86_64: the PC of make x86 (with --append, without a topology)")
     how = ap.add_mutually_exclusive_group(required=True)
     how.add_argument("--print", action="store_true", help="print the command, shell-quoted")
     how.add_argument("--argv", action="store_true", help="print the command, an argument a line")
@@ -64,16 +64,18 @@ def main():
             base = dataclasses.replace(base, cpus=args.cpus)
         initrd = None if args.no_initrd else args.initrd
         cmdline = args.cmdline.split()
-        if args.topology:
+        if args.arch == "x86_64":
+            if args.topology or args.append is None:
+                die("--arch x86_64 takes --append and no topology")
+            argv = qemu.x86_command(args.kernel, args.append.split(), args.cpus or 2,
+                                    args.memory)
+        elif args.topology:
             if not args.dtb:
                 die("--topology needs --dtb OUT.dtb, where the grafted tree goes")
             topo = topology.find(args.topology)
-            if args.cpus:
-                topo.header = [(k, v) for k, v in topo.header if k != "cpus"] + [
-                    ("cpus", str(args.cpus))]
             argv = boot.topology_command(topo, args.kernel, args.dtb, initrd,
                                          kunit=not args.no_kunit, cmdline=cmdline, base=base,
-                                         must_exist=args.log is not None)
+                                         must_exist=args.log is not None, cpus=args.cpus)
         else:
             line = (" ".join([qemu.CONSOLE] + args.append.split()) if args.append is not None
                     else qemu.cmdline(not args.no_kunit, "/init" if initrd else None, cmdline))
@@ -87,7 +89,7 @@ def main():
         print("\n".join(argv))
     else:
         boot.kernel_image(args.kernel)
-        boot.stop_on_signals()
+        proc.stop_on_signals()
         return boot.run(argv, args.log, args.timeout)
     return 0
 

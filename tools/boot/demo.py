@@ -20,7 +20,7 @@ import sys
 import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.realpath(__file__)), ".."))
-from harness import PYTHON, TOOLS, die, note, rel, boot, topology, workload  # noqa: E402
+from harness import PYTHON, TOOLS, die, note, rel, boot, proc, topology, workload  # noqa: E402
 
 BOOT_TIMEOUT = 300
 
@@ -37,14 +37,14 @@ def main():
     log = os.path.join(args.out, "boot.log")
     try:
         topo = topology.find(args.topology)
-        initrd = boot.build_guest()
+        initrd = boot.build_guest(os.path.join(args.out, "guest"))
         argv = boot.topology_command(topo, args.kernel, os.path.join(args.out, f"{topo.name}.dtb"),
                                      initrd, kunit=False,
                                      cmdline=[f"genpd.cpu_policy={args.policy}"])
     except (topology.TopologyError, boot.BootError) as err:
         die(str(err))
     note(f"booting {topo.name} with {topo.cpus} CPUs, the {args.policy} policy")
-    boot.stop_on_signals()
+    proc.stop_on_signals()
     start = time.time()
     rc = boot.run(argv, log, BOOT_TIMEOUT)
     lines = workload.read(log)

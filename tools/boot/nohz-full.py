@@ -15,12 +15,11 @@ The consoles go to CONSOLES/nohz_full_suite.log and nohz_full_taskstats.log.
 """
 import argparse
 import os
-import shutil
 import subprocess
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.realpath(__file__)), ".."))
-from harness import TOOLS, TREE, rel, kunit, results  # noqa: E402
+from harness import TOOLS, rel, kunit, proc  # noqa: E402
 from harness.ktap import Ktap  # noqa: E402
 
 CPUS = "1-3"
@@ -34,48 +33,38 @@ def main():
     args = ap.parse_args()
     os.makedirs(args.out, exist_ok=True)
     os.makedirs(args.consoles, exist_ok=True)
-    json_path = os.path.join(args.out, "results.json")
+    proc.stop_on_signals()
     console = os.path.join(args.consoles, "nohz_full_suite.log")
-    for stale in (json_path, console, os.path.join(args.kernel, "test.log")):
-        if os.path.exists(stale):
-            os.unlink(stale)
-
     log = os.path.join(args.out, "kunit.py.log")
-    with open(log, "w") as f:
-        subprocess.run(kunit.command("exec", args.kernel) + [
-            "--timeout=600", f"--kernel_args=nohz_full={CPUS}", f"--json={json_path}",
-            "cputime_scaled"], cwd=TREE, stdout=f, stderr=subprocess.STDOUT,
-            stdin=subprocess.DEVNULL)
-    lines = []
-    if os.path.exists(os.path.join(args.kernel, "test.log")):
-        shutil.move(os.path.join(args.kernel, "test.log"), console)
-        with open(console, errors="replace") as f:
-            lines = f.read().splitlines()
-    try:
-        cases = results.cases(json_path)
-    except (OSError, ValueError):
-        cases = []
+    lines, _ = kunit.exec_suites(args.kernel, console, [f"--kernel_args=nohz_full={CPUS}",
+                                                         "cputime_scaled"], log=log)
+    # The suite's cases, as the kernel's parser reads the console.
+    cases = [(path[0], ".".join(path[1:]), t.status.name)
+             for path, t in kunit.leaves(kunit.parse(lines))]
 
-    taskstats = subprocess.run(
-        [os.path.join(TOOLS, "boot", "taskstats.sh"), "--kernel", args.kernel,
-         "--out", os.path.join(args.out, "taskstats"), "--name", "taskstats-nohz-full",
-         "--cmdline", f"nohz_full={CPUS}",
-         "--console", os.path.join(args.consoles, "nohz_full_taskstats.log")],
-        stdout=subprocess.PIPE, text=True, stdin=subprocess.DEVNULL)
+    ktap = os.path.join(args.out, "taskstats.ktap")
+    with open(ktap, "w") as f:
+        rc = proc.run([os.path.join(TOOLS, "boot", "taskstats.sh"), "--kernel", args.kernel,
+                       "--out", os.path.join(args.out, "taskstats"),
+                       "--name", "taskstats-nohz-full", "--cmdline", f"nohz_full={CPUS}",
+                       "--console", os.path.join(args.consoles, "nohz_full_taskstats.log")],
+                      group=True, stdout=f, stdin=subprocess.DEVNULL)
+    with open(ktap) as f:
+        taskstats = f.read().splitlines()
 
     t = Ktap(2 + max(len(cases), 1))
     # What the kernel says, not what was asked of it.
     t.result(any(f"NO_HZ: Full dynticks CPUs: {CPUS}." in line for line in lines),
              f"nohz_full: the suite ran on a kernel with full dynticks on CPUs {CPUS}")
     if not cases:
-        t.result(False, "nohz_full: the cputime_scaled suite runs", [f"see {rel(log)}"])
+        t.result(False, "nohz_full: the cputime_scaled suite runs", [f"see {rel(console)}"])
     for suite, case, status in cases:
         name = f"nohz_full: {suite}.{case}"
-        if status == "SKIP":
+        if status == "SKIPPED":
             t.skip(name, "skipped")
         else:
-            t.result(status == "PASS", name)
-    t.nest("taskstats-nohz-full", taskstats.stdout.splitlines(), taskstats.returncode == 0)
+            t.result(status == "SUCCESS", name)
+    t.nest("taskstats-nohz-full", taskstats, rc == 0)
     return t.status()
 
 

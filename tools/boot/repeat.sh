@@ -34,15 +34,17 @@ done
 [ $# -ge 1 ] || die "usage: repeat.sh [-j JOBS] [--timeout S] [--hang-hook PROGRAM] [--kernel DIR] [--out DIR] TOPOLOGY [COUNT [EXTRA KERNEL ARGS]]"
 topology=$1 count=${2:-20} extra=${3:-}
 name=$(basename "$topology" .dtsi)
-[ -f "$kernel/vmlinux" ] || die "no kernel in ${kernel#$top/}: run make test (or make kunit) first"
+[ -f "$kernel/vmlinux" ] || die "no kernel in ${kernel#"$top"/}: run make test (or make kunit) first"
 mkdir -p "$out"
-"$top/tools/kernel/build-guest.sh" || die "cannot build the guest's init"
+"$top/tools/kernel/build-guest.sh" "$top/tools/guest/idle-workload.c" "$out/guest" >&2 ||
+	die "cannot build the guest's init"
 
 # Logs of an earlier, longer run of this topology would be read as this
 # run's by tools/boot/compare-policies.sh.
 rm -f "$out/$name"-[0-9]*.{log,checks,regs,hang}
 mapfile -t qemu_args < <("$top/tools/boot/boot.py" --argv --topology "$topology" \
-	--dtb "$out/$name.dtb" --kernel "$kernel" --cmdline "$extra")
+	--dtb "$out/$name.dtb" --kernel "$kernel" --initrd "$out/guest/initramfs.cpio" \
+	--cmdline "$extra")
 [ ${#qemu_args[@]} -gt 0 ] || die "cannot graft or boot $topology"
 # The boot's CPU count, for the hang hook.
 for ((i = 0; i < ${#qemu_args[@]}; i++)); do
@@ -63,6 +65,8 @@ boot() { # <n>
 		-monitor "unix:$mon,server=on,wait=off" \
 		-gdb "unix:$gdb,server=on,wait=off" < /dev/null > "$log" 2>&1 &
 	pid=$!
+	# Ended (the script stopped): QEMU too, through timeout(1).
+	trap 'kill "$pid" 2>/dev/null' TERM
 	while kill -0 "$pid" 2> /dev/null; do
 		if [ $t -ge "$limit" ]; then
 			"$top/tools/boot/qemu-monitor.py" "$mon" "info registers -a" \

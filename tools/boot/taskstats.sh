@@ -30,7 +30,7 @@ done
 [ -n "${kernel:-}" ] && [ -n "${out:-}" ] && [ -n "${log:-}" ] || die "--kernel, --out and --console are needed"
 mkdir -p "$out" "$(dirname "$log")"
 rm -f "$log"	# no log of an earlier run may stand in for this one's
-"$top/tools/kernel/build-guest.sh" "$top/tools/guest/taskstats-check.c" "$out" \
+"$top/tools/kernel/build-guest.sh" "$top/tools/guest/taskstats-check.c" "$out" >&2 \
 	"$tree/tools/accounting/getdelays.c" || die "cannot build the guest's programs"
 
 check() { ktap_result "$1" "$name: $2"; }
@@ -57,10 +57,15 @@ if [ -n "$nohz" ]; then
 	check $? "CPUs $nohz run without the tick (nohz_full), the busy threads on them"
 fi
 
+# The guest's checks, as many as it says it makes (or, if it died before
+# saying, as many as it printed).
+guest=0
 while read -r verdict what; do
 	[ "$verdict" = PASS ]
 	check $? "$what"
+	guest=$((guest + 1))
 done < <(sed -n 's/^taskstats-check: \(PASS\|FAIL\) /\1 /p' "$out/boot.txt")
+declared=$(sed -n 's/^taskstats-check: \([0-9]*\) checks$/\1/p' "$out/boot.txt")
 
 # getdelays -d: under its "CPU TIME" header, utime, stime and the scaled
 # pair, in microseconds. Each run (thread, then thread group) must show
@@ -79,4 +84,8 @@ done
 
 ! grep -qE 'WARNING:|BUG:|Oops|Call trace:' "$out/boot.txt"
 check $? "no warning or oops in the log"
-ktap_end
+# The config, the guest's end, its checks, getdelays twice, the warnings;
+# with nohz_full, its CPUs.
+nohz_checks=0
+[ -z "$nohz" ] || nohz_checks=1
+ktap_end $((5 + ${declared:-$guest} + nohz_checks))

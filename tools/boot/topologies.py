@@ -15,11 +15,13 @@ subtest per topology, in the order given, with these results:
     the PSCI checker...).
 
     topologies.py --kernel DIR --out DIR --consoles DIR [--label PREFIX]
-                  [--suites FILE] [--jobs N] TOPOLOGY...
+                  [--guest DIR] [--suites FILE] [--jobs N] TOPOLOGY...
 
 Each console goes to CONSOLES/PREFIXNAME.log (PREFIX: topology_ by
-default), the grafted tree to OUT/NAME.dtb. --jobs boots at a time
-(default 2, one per core here).
+default), the grafted tree to OUT/NAME.dtb and the QEMU command, one
+argument a line, to OUT/NAME.argv; the workload is built into GUEST
+(default OUT/guest). --jobs boots at a time (default 2, one per core
+here).
 """
 import argparse
 import concurrent.futures
@@ -29,7 +31,7 @@ import sys
 import traceback
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.realpath(__file__)), ".."))
-from harness import die, boot, kunit, topology, workload  # noqa: E402
+from harness import die, boot, kunit, proc, topology, words, workload  # noqa: E402
 from harness.ktap import Ktap  # noqa: E402
 
 BOOT_TIMEOUT = 600
@@ -51,13 +53,16 @@ def boot_one(topo, args, initrd):
     out = []
     dtb = os.path.join(args.out, f"{n}.dtb")
     log = os.path.join(args.consoles, f"{args.label}{n}.log")
-    for stale in (dtb, log):
+    command = os.path.join(args.out, f"{n}.argv")
+    for stale in (dtb, log, command):
         if os.path.exists(stale):
             os.unlink(stale)
     try:
         argv = boot.topology_command(topo, args.kernel, dtb, initrd)
+        with open(command, "w") as f:
+            f.write("\n".join(argv) + "\n")
         out.append((True, f"{n}: grafted onto QEMU's tree without new dtc warnings", []))
-    except topology.TopologyError as err:
+    except (topology.TopologyError, boot.BootError) as err:
         out.append((False, f"{n}: grafted onto QEMU's tree without new dtc warnings",
                     str(err).splitlines()))
         return out
@@ -95,24 +100,25 @@ def main():
     ap.add_argument("--out", required=True, help="where the grafted trees go")
     ap.add_argument("--consoles", required=True, help="where the consoles go")
     ap.add_argument("--label", default="topology_", help="the consoles' name prefix")
+    ap.add_argument("--guest", help="where the workload's initramfs is built (OUT/guest)")
     ap.add_argument("--suites", help="the KUnit suites that must pass, one a line")
     ap.add_argument("--jobs", type=int, default=2, help="boots at a time")
     ap.add_argument("topologies", nargs="+", metavar="TOPOLOGY")
     args = ap.parse_args()
-    args.suites = (len([w for w in (line.split("#")[0].strip() for line in open(args.suites))
-                        if w]) if args.suites else 0)
+    args.suites = len(words(args.suites)) if args.suites else 0
     os.makedirs(args.out, exist_ok=True)
     os.makedirs(args.consoles, exist_ok=True)
     try:
         topos = [topology.find(t) for t in args.topologies]
-        initrd = boot.build_guest()
+        initrd = boot.build_guest(args.guest or os.path.join(args.out, "guest"))
         boot.kernel_image(args.kernel)
     except (topology.TopologyError, boot.BootError) as err:
         die(str(err))
 
-    boot.stop_on_signals()
+    proc.stop_on_signals()
     t = Ktap(len(topos))
-    with concurrent.futures.ThreadPoolExecutor(max_workers=args.jobs) as pool:
+    pool = concurrent.futures.ThreadPoolExecutor(max_workers=args.jobs)
+    try:
         futures = [pool.submit(boot_one, topo, args, initrd) for topo in topos]
         for topo, future in zip(topos, futures):
             try:
@@ -123,6 +129,9 @@ def main():
             with t.subtest(topo.name, len(res)) as s:
                 for ok, name, diag in res:
                     s.result(ok, name, diag)
+    finally:
+        # Told to stop: no boot still queued starts.
+        pool.shutdown(cancel_futures=True)
     return t.status()
 
 

@@ -22,9 +22,9 @@ apply_on_base() { # <what>
 	local p n=0
 	GIT_INDEX_FILE=$idx tgit read-tree base
 	while read -r p; do
-		[ -f "$p" ] || { fail "${p#$top/} is named in its series file but missing"; continue; }
+		[ -f "$p" ] || { fail "${p#"$top"/} is named in its series file but missing"; continue; }
 		GIT_INDEX_FILE=$idx tgit apply --cached "$p" 2>/dev/null ||
-			fail "${p#$top/} does not apply after the patches before it ($1): $(GIT_INDEX_FILE=$idx tgit apply --cached "$p" 2>&1 | head -1)"
+			fail "${p#"$top"/} does not apply after the patches before it ($1): $(GIT_INDEX_FILE=$idx tgit apply --cached "$p" 2>&1 | head -1)"
 		n=$((n + 1))
 	done
 	echo "check: $n patches apply in order to $(tgit log -1 --format=%s base) ($1)"
@@ -40,7 +40,7 @@ for s in $(series_names); do
 		continue
 	fi
 	for key in Base Depends Testing; do
-		grep -q "^$key[ :]" "$cover" || fail "$s/0000-cover-letter.patch does not say its $key"
+		grep -q "^${key}[ :]" "$cover" || fail "$s/0000-cover-letter.patch does not say its $key"
 	done
 	if grep -q '^Depends on: nothing' "$cover"; then
 		apply_on_base "series $s alone" < <(series_files "$s")

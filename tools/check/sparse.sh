@@ -74,10 +74,10 @@ run_sparse() { # <src> <dir> <objs...>
 		olddefconfig > /dev/null
 	make -C "$s" ARCH=arm64 CROSS_COMPILE=aarch64-linux-gnu- O="$d" \
 		-j"$(nproc)" C=2 "$@" > "$d/sparse.log" 2>&1 ||
-		die "make C=2 failed in ${d#$top/} (sparse.log there)"
+		die "make C=2 failed in ${d#"$top"/} (sparse.log there)"
 	# sparse must have run on each object: kbuild says CHECK for each.
 	[ "$(grep -c '^  CHECK ' "$d/sparse.log")" -ge $# ] ||
-		die "sparse did not check all $# objects in ${d#$top/} (sparse.log there)"
+		die "sparse did not check all $# objects in ${d#"$top"/} (sparse.log there)"
 	rel=$(realpath --relative-to="$d" "$s")
 	grep -E '^[^ ]+:[0-9]+:[0-9]+: (warning|error):' "$d/sparse.log" |
 		sed -E "s#^($s|$rel)/##; s#^([^:]+):[0-9]+:[0-9]+: #\1: #" |

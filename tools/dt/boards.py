@@ -3,10 +3,10 @@
 """The boards of a folder (kunit/boards), ready to boot: their idle
 topologies extracted, and the malformed ones refused. Prints KTAP.
 
-    boards.py --out DIR BOARDS_DIR
+    boards.py --out DIR [--dtbs DIR] BOARDS_DIR
 
   - the in-tree corpus (BOARDS_DIR/corpus: kbuild DTB targets), built from
-    build/linux by tools/kernel/build-dtbs.sh;
+    build/linux by tools/kernel/build-dtbs.sh into DTBS (build/dtbs);
   - the hand-written trees (handwritten-*.dts), compiled with dtc, whose
     header's "expect:" lines their topology carries on;
   - each one's idle topology extracted (harness/dtidle.py) into
@@ -21,7 +21,7 @@ import sys
 import traceback
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.realpath(__file__)), ".."))
-from harness import BUILD, TOOLS, die, dtidle, topology  # noqa: E402
+from harness import BUILD, TOOLS, die, dtidle, topology, words  # noqa: E402
 from harness.ktap import Ktap  # noqa: E402
 
 NOT_A_DTB = "not a flattened device tree"
@@ -37,6 +37,8 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--out", required=True, help="where the topologies go")
+    ap.add_argument("--dtbs", default=os.path.join(BUILD, "dtbs"),
+                    help="where the corpus' DTBs are built")
     ap.add_argument("boards", help="the folder of the boards (kunit/boards)")
     args = ap.parse_args()
     src = os.path.join(args.out, "src")
@@ -45,8 +47,7 @@ def main():
         if f.endswith(".dtsi"):
             os.unlink(os.path.join(args.out, f))
     try:
-        with open(os.path.join(args.boards, "corpus")) as f:
-            corpus = [w for w in (line.split("#")[0].strip() for line in f) if w]
+        corpus = words(os.path.join(args.boards, "corpus"))
     except OSError as err:
         die(f"no corpus: {err}")
     files = sorted(os.listdir(args.boards))
@@ -56,8 +57,8 @@ def main():
 
     # The boards to extract: (name, DTB or None, why not, expect lines).
     boards = []
-    r = subprocess.run([os.path.join(TOOLS, "kernel", "build-dtbs.sh"), "--out",
-                        os.path.join(BUILD, "dtbs")] + corpus, capture_output=True, text=True)
+    r = subprocess.run([os.path.join(TOOLS, "kernel", "build-dtbs.sh"), "--out", args.dtbs]
+                       + corpus, capture_output=True, text=True)
     built = r.stdout.split()
     for target in corpus:
         name = os.path.basename(target)[:-len(".dtb")]

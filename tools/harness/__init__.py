@@ -38,3 +38,10 @@ def die(msg, prog=None):
 def note(msg, prog=None):
     sys.stderr.write(f"{prog or os.path.basename(sys.argv[0])}: {msg}\n")
     sys.stderr.flush()
+
+
+def words(path):
+    """The entries of a list file (kunit/suites, kunit/boards/corpus): one
+    a line, blank lines and "#" to the end of a line left out."""
+    with open(path) as f:
+        return [w for w in (line.split("#")[0].strip() for line in f) if w]

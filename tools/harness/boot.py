@@ -1,19 +1,16 @@
 # SPDX-License-Identifier: GPL-2.0
 """Boots of a built kernel on the test machine (harness/machine.py): the
 files a boot needs, its command, and QEMU run with a time limit."""
+import dataclasses
 import os
-import signal
 import subprocess
-import threading
+import sys
 
-from . import BUILD, TOOLS, rel
+from . import BUILD, TOOLS, proc, rel
 from . import machine as qemu
 from .topology import graft
 
 GUEST = os.path.join(BUILD, "guest")
-# QEMU processes running, ended together when the program is told to stop.
-_running = set()
-_lock = threading.Lock()
 
 
 class BootError(Exception):
@@ -22,65 +19,74 @@ class BootError(Exception):
 
 def kernel_image(kernel, must_exist=True):
     """The arm64 image of build directory (or image file) @kernel."""
-    path = os.path.join(kernel, "arch/arm64/boot/Image.gz") if os.path.isdir(kernel) else kernel
+    path = os.path.join(kernel, qemu.KERNEL_IMAGE) if os.path.isdir(kernel) else kernel
     if must_exist and not os.path.isfile(path):
         raise BootError(f"no kernel image {rel(path)}: build the kernel first")
     return path
 
 
-def build_guest(init_c=None, out=GUEST, programs=()):
-    """tools/kernel/build-guest.sh: an initramfs whose /init is @init_c
-    (default: the idle workload); returns its cpio."""
-    argv = [os.path.join(TOOLS, "kernel", "build-guest.sh")]
-    if init_c:
-        argv += [init_c, out] + list(programs)
-    r = subprocess.run(argv, stdin=subprocess.DEVNULL)
+def kernel_cpus(kernel):
+    """The CPUs kernel build directory @kernel is built for
+    (CONFIG_NR_CPUS), or None when it has no .config."""
+    try:
+        with open(os.path.join(kernel, ".config")) as f:
+            for line in f:
+                if line.startswith("CONFIG_NR_CPUS="):
+                    return int(line.split("=", 1)[1])
+    except (OSError, ValueError):
+        pass
+    return None
+
+
+def build_guest(out=GUEST, init_c=None, programs=()):
+    """tools/kernel/build-guest.sh into @out: an initramfs whose /init is
+    @init_c (default: the idle workload); returns its cpio."""
+    init_c = init_c or os.path.join(TOOLS, "guest", "idle-workload.c")
+    argv = [os.path.join(TOOLS, "kernel", "build-guest.sh"), init_c, out] + list(programs)
+    r = subprocess.run(argv, stdin=subprocess.DEVNULL, stdout=sys.stderr)
     if r.returncode:
         raise BootError("cannot build the guest's init")
     return os.path.join(out, "initramfs.cpio")
 
 
-def topology_command(topology, kernel, dtb, initrd, kunit=True, cmdline=(),
-                     base=qemu.TEST_MACHINE, must_exist=True):
+@dataclasses.dataclass(frozen=True)
+class Boot:
+    """A boot: the machine, and what it starts with."""
+    machine: qemu.Machine
+    kernel: str
+    cmdline: str
+    initrd: str = None
+    dtb: str = None
+
+    @property
+    def argv(self):
+        return self.machine.command(self.kernel, self.cmdline, self.initrd, self.dtb)
+
+
+def topology_boot(topology, kernel, dtb, initrd, kunit=True, cmdline=(),
+                  base=qemu.TEST_MACHINE, must_exist=True, cpus=None):
     """Graft @topology into @dtb (raises TopologyError) and return the
-    command that boots @kernel on it: the topology's machine (its CPU
-    count and QEMU options), the suites when @kunit, the workload of
+    Boot of @kernel on it: the topology's machine (its CPU count, or
+    @cpus, and its QEMU options), the suites when @kunit, the workload of
     @initrd, the topology's command line and @cmdline."""
-    machine = topology.machine(base)
+    machine = topology.machine(base, cpus)
+    most = kernel_cpus(kernel) if os.path.isdir(kernel) else None
+    if most and machine.cpus > most:
+        raise BootError(f"{topology.name}: {machine.cpus} CPUs; {rel(kernel)} is built for "
+                        f"at most {most} (CONFIG_NR_CPUS)")
     graft(topology, machine, dtb)
-    return machine.command(kernel_image(kernel, must_exist),
-                           qemu.cmdline(kunit, extra=topology.cmdline + list(cmdline)),
-                           initrd=initrd, dtb=dtb)
+    return Boot(machine, kernel_image(kernel, must_exist),
+                qemu.cmdline(kunit, extra=topology.cmdline + list(cmdline)), initrd, dtb)
 
 
-def run(argv, log, timeout, extra=()):
-    """Run QEMU @argv (+@extra) with its console in @log, for at most
-    @timeout seconds; returns its exit status, 124 when it timed out."""
+def topology_command(*args, **kwargs):
+    """The argv of topology_boot()."""
+    return topology_boot(*args, **kwargs).argv
+
+
+def run(argv, log, timeout):
+    """Run QEMU @argv with its console in @log, for at most @timeout
+    seconds; returns its exit status, 124 when it timed out."""
     with open(log, "w") as out:
-        proc = subprocess.Popen(list(argv) + list(extra), stdin=subprocess.DEVNULL,
-                                stdout=out, stderr=subprocess.STDOUT,
-                                start_new_session=True)
-        with _lock:
-            _running.add(proc)
-        try:
-            return proc.wait(timeout=timeout)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
-            return 124
-        finally:
-            with _lock:
-                _running.discard(proc)
-
-
-def stop_all(*_):
-    """End every QEMU still running (a signal handler)."""
-    with _lock:
-        for proc in _running:
-            proc.kill()
-    raise SystemExit(130)
-
-
-def stop_on_signals():
-    signal.signal(signal.SIGTERM, stop_all)
-    signal.signal(signal.SIGINT, stop_all)
+        return proc.run(argv, timeout=timeout, stdin=subprocess.DEVNULL, stdout=out,
+                        stderr=subprocess.STDOUT)

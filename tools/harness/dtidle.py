@@ -25,8 +25,8 @@ import re
 import struct
 
 from harness.fdt import Refused, Tree, is_string_list, walk
+from harness.machine import TEST_KERNEL_CPUS
 
-MAX_CPUS = 8
 # The properties of an idle state that the output keeps, in its order.
 STATE_PROPS = ("compatible", "idle-state-name", "arm,psci-suspend-param",
                "entry-latency-us", "exit-latency-us", "min-residency-us",
@@ -116,9 +116,9 @@ def extract(board, with_domains=False):
     cpus = [c for c in cpus_node.children if c.strings("device_type") == ["cpu"]]
     if not cpus:
         raise Refused("/cpus: no CPU node (device_type = \"cpu\")")
-    if len(cpus) > MAX_CPUS:
-        raise Refused(f"/cpus: {len(cpus)} CPUs; the test kernel and QEMU boot "
-                      f"at most {MAX_CPUS}")
+    if len(cpus) > TEST_KERNEL_CPUS:
+        raise Refused(f"/cpus: {len(cpus)} CPUs; the test kernel is built for at most "
+                      f"{TEST_KERNEL_CPUS} (CONFIG_NR_CPUS)")
     for c in cpus:
         if c.cells("reg") is None:
             raise Refused(f"{c.path}: no reg")

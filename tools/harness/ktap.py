@@ -14,9 +14,21 @@ A test name is one line without "#" (after " # " KTAP has a directive);
 a writer refuses a result beyond its plan, and status() fails when fewer
 came than planned, as the parser does.
 """
+import re
 import sys
 
 VERSION = "KTAP version 1"
+# Text at which the kernel's KTAP parser stops reading a console
+# (kunit_parser's KTAP_END), anywhere in a line: in a diagnostic, it
+# would cut the rest of the stream off.
+_KTAP_END = re.compile(r"List of all partitions:|Kernel panic - not syncing: VFS:|"
+                       r"reboot: System halted")
+
+
+def defuse(text):
+    """@text with the phrases that end kunit_parser's reading taken
+    apart (their colon dropped)."""
+    return _KTAP_END.sub(lambda m: m.group(0).replace(":", ""), text)
 
 
 class Ktap:
@@ -41,14 +53,15 @@ class Ktap:
         """Diagnostic lines ("# ..."), before the result they explain."""
         for text in lines:
             for line in str(text).splitlines() or [""]:
-                self._line(f"# {line}".rstrip())
+                self._line(defuse(f"# {line}".rstrip()))
 
     def _number(self, name):
         self.count += 1
         if self.count > self.plan:
             raise ValueError(f"KTAP: result {self.count} ({name}) beyond the plan of {self.plan}")
-        if "#" in name or "\n" in name:
-            raise ValueError(f"KTAP: a test name may not hold '#' or a newline: {name!r}")
+        if "#" in name or "\n" in name or defuse(name) != name:
+            raise ValueError(f"KTAP: a test name may not hold '#', a newline or text "
+                             f"that ends kunit_parser's reading: {name!r}")
         return self.count
 
     def result(self, ok, name, diag=()):
@@ -77,14 +90,22 @@ class Ktap:
         harness: this one, tools/lib/ktap.sh) as subtest @name, whose own
         result is @ok (the runner's view: the program's exit status). The
         subtest's header goes between its version line and its plan, as
-        the kernel writes it."""
+        the kernel writes it; text that would stop kunit_parser's reading
+        is taken apart."""
         sub = self.indent + "    "
         lines = list(lines)
-        if lines and lines[0] == VERSION:
-            lines.pop(0)
+        # What a program printed before its version line (it should not)
+        # becomes diagnostics, so that it cannot be read as results.
+        if VERSION in lines:
+            i = lines.index(VERSION)
+            before, body = lines[:i], lines[i + 1:]
+        else:
+            before, body = lines, []
         self.out.write(f"{sub}{VERSION}\n{sub}# Subtest: {name}\n")
-        for line in lines:
-            self.out.write(f"{sub}{line}\n" if line else "\n")
+        for line in before:
+            self.out.write(f"{sub}{defuse('# ' + line)}\n")
+        for line in body:
+            self.out.write(f"{sub}{defuse(line)}\n" if line else "\n")
         return self.result(ok, name)
 
     def subtest(self, name, plan):
@@ -114,8 +135,10 @@ class _Subtest:
 
 
 def buffered(results, out=None):
-    """Write @results [(ok, name, [diagnostic...])], whose number is known
-    only once they all are, as one KTAP list; returns the exit status."""
+    """Write @results [(ok, name, [diagnostic...])] as one KTAP list;
+    returns the exit status. For results computed in one go from
+    declared inputs (a trace's expectations, a log's checks), so that a
+    program that dies before writing prints nothing."""
     t = Ktap(len(results), out)
     for ok, name, diag in results:
         t.result(ok, name, diag)

@@ -2,11 +2,20 @@
 """The kernel's own KUnit tool (tools/testing/kunit of the generated tree):
 its command line, and its KTAP parser for reading results in Python.
 Nothing else in the harness reads KTAP."""
+import contextlib
 import io
 import os
+import subprocess
 import sys
 
-from . import PYTHON, TOP, TREE
+from . import BUILD, PYTHON, TOP, TREE, proc
+
+# The test kernel's build directory (of a variant: debug, trace).
+TEST_KERNEL = os.path.join(BUILD, "kunit-arm64")
+
+
+def kernel_dir(variant=None):
+    return TEST_KERNEL + (f"-{variant}" if variant else "")
 
 QEMU_CONFIG = os.path.join(TOP, "kunit", "qemu_configs", "arm64_smp8.py")
 # The test kernel's configuration: the series' own .kunitconfig files
@@ -42,12 +51,14 @@ def kunitconfigs(tree=TREE, variant=None):
 
 
 def parser(tree=TREE):
-    """The kunit_parser module of @tree, its progress output silenced."""
+    """The kunit_parser module of @tree. Its progress lines go to the
+    standard output it finds when first imported (kunit_printer), which
+    is then a buffer: a reader of results prints what it chooses."""
     path = tool_dir(tree)
     if path not in sys.path:
         sys.path.insert(0, path)
-    import kunit_parser
-    kunit_parser.stdout._output = io.StringIO()
+    with contextlib.redirect_stdout(io.StringIO()):
+        import kunit_parser
     return kunit_parser
 
 
@@ -55,6 +66,21 @@ def parse(lines, tree=TREE):
     """The kunit_parser Test of the KTAP in console @lines."""
     kp = parser(tree)
     return kp.parse_run_tests(line if line.endswith("\n") else line + "\n" for line in lines)
+
+
+def exec_suites(kernel, console, args=(), tree=TREE, log=None):
+    """kunit.py exec of @kernel on the test machine with @args, the whole
+    console (--raw_output=all: kunit.py's own lines and the kernel's)
+    into @console; kunit.py's standard error into @log. Returns the
+    console's lines and kunit.py's exit status."""
+    argv = command("exec", kernel, tree) + ["--timeout=600", "--raw_output=all"] + list(args)
+    # kunit.py does not pass a signal on to its QEMU: both go in a
+    # process group of their own, ended whole (harness/proc.py).
+    with open(console, "w") as out, open(log or os.devnull, "w") as err:
+        rc = proc.run(argv, group=True, cwd=tree, stdout=out, stderr=err,
+                      stdin=subprocess.DEVNULL)
+    with open(console, errors="replace") as f:
+        return f.read().splitlines(), rc
 
 
 def leaves(test, path=()):

@@ -6,13 +6,13 @@ TEST_MACHINE; the topology boots, the demo, the graft's dumpdtb, the
 benchmarks and the LAVA job build their commands with Machine.command(),
 so that they all boot the machine kunit.py boots:
 
-    qemu-system-aarch64 -nodefaults -m 1024 -kernel K -append CMDLINE
+    qemu-system-aarch64 -nodefaults -m MEMORY -kernel K -append CMDLINE
         -no-reboot -nographic -serial stdio
         -machine virt[,gic-version=3][,secure=on] -cpu cortex-a57 -smp N
         [-bios FIRMWARE] [EXTRA...] [-initrd I] [-dtb D]
 
-The first line is kunit.py's own (kunit_kernel.py starts QEMU so, with
--m 1024); the rest is this definition's. QEMU's virt machine has GICv2
+The first two lines are kunit.py's own (kunit_kernel.py starts QEMU so,
+with -m 1024); the rest is this definition's. QEMU's virt machine has GICv2
 by default, which serves at most 8 CPUs: with more, the machine takes
 GICv3, which also changes QEMU's device tree (the graft's base) and lays
 MPIDRs out 16 CPUs to a cluster (Aff0 0-15). secure=on adds EL3 and
@@ -22,11 +22,16 @@ import dataclasses
 
 QEMU = "qemu-system-aarch64"
 CONSOLE = "console=ttyAMA0"
+# The kernel image in an arm64 build directory.
+KERNEL_IMAGE = "arch/arm64/boot/Image.gz"
 # kunit.py starts QEMU with this much memory (MiB).
 KUNIT_MEMORY = 1024
 GICV2_MAX_CPUS = 8
 # QEMU's virt machine takes at most 512 CPUs (with GICv3).
 MAX_CPUS = 512
+# The CPUs the test kernel is built for (CONFIG_NR_CPUS, from the QEMU
+# config): a topology with more is refused.
+TEST_KERNEL_CPUS = 8
 
 
 class MachineError(ValueError):
@@ -68,15 +73,13 @@ class Machine:
     def hardware(self):
         """The options after kunit.py's own: machine, CPUs, firmware, extra."""
         args = ["-machine", self.machine_option(), "-cpu", self.cpu, "-smp", str(self.cpus)]
-        if self.memory != KUNIT_MEMORY:
-            args += ["-m", str(self.memory)]
         if self.bios:
             args += ["-bios", self.bios]
         return args + list(self.extra)
 
     def command(self, kernel, cmdline, initrd=None, dtb=None):
         """The whole argv of a boot."""
-        argv = [QEMU, "-nodefaults", "-m", str(KUNIT_MEMORY), "-kernel", kernel,
+        argv = [QEMU, "-nodefaults", "-m", str(self.memory), "-kernel", kernel,
                 "-append", cmdline, "-no-reboot", "-nographic", "-serial", "stdio"]
         argv += self.hardware()
         if initrd:
@@ -94,18 +97,37 @@ class Machine:
             argv += ["-bios", self.bios]
         return argv
 
-    def kunit_params(self):
+    def kunit_params(self, nr_cpus=TEST_KERNEL_CPUS):
         """The fields of kunit.py's QemuArchParams for this machine (its
-        QEMU config, kunit/qemu_configs/arm64_smp8.py)."""
+        QEMU config, kunit/qemu_configs/arm64_smp8.py), for a kernel built
+        for @nr_cpus CPUs. kunit.py gives QEMU -m 1024: another memory
+        size follows it, and QEMU takes the last."""
+        if self.cpus > nr_cpus:
+            raise MachineError(f"{self.cpus} CPUs for a kernel built for {nr_cpus}")
+        more = ["-m", str(self.memory)] if self.memory != KUNIT_MEMORY else []
         return {
             "linux_arch": "arm64",
             "kconfig": "\nCONFIG_SERIAL_AMBA_PL011=y\nCONFIG_SERIAL_AMBA_PL011_CONSOLE=y"
-                       f"\nCONFIG_SMP=y\nCONFIG_NR_CPUS={max(8, self.cpus)}",
+                       f"\nCONFIG_SMP=y\nCONFIG_NR_CPUS={nr_cpus}",
             "qemu_arch": "aarch64",
-            "kernel_path": "arch/arm64/boot/Image.gz",
+            "kernel_path": KERNEL_IMAGE,
             "kernel_command_line": CONSOLE,
-            "extra_qemu_params": self.hardware(),
+            "extra_qemu_params": self.hardware() + more,
         }
+
+    def lava_context(self):
+        """The context of a job for LAVA's "qemu" device type, whose
+        template (qemu.jinja2) gives -machine, -cpu, -m and -nographic,
+        then these extra options: the command() LAVA's dispatcher runs is
+        ours."""
+        if self.bios:
+            raise MachineError("firmware (bios) is an image of a LAVA job, which the "
+                               "qemu job does not deploy")
+        extra = ["-nodefaults", "-no-reboot", "-serial stdio", f"-smp {self.cpus}"]
+        if self.extra:
+            extra.append(" ".join(self.extra))
+        return {"arch": "arm64", "memory": self.memory, "machine": self.machine_option(),
+                "cpu": self.cpu, "extra_options": extra}
 
 
 # The machine of kunit.py's runs and, with a topology's CPU count and
@@ -113,6 +135,17 @@ class Machine:
 # suites can attach CPUs 0-3 to CPU, cluster and system PM domains and
 # run OS-initiated sequences on a cluster of eight.
 TEST_MACHINE = Machine()
+
+# The x86-64 machine of make x86 (the scaled CPU time suite on x86): QEMU's
+# default PC, two CPUs, the serial console.
+X86_QEMU = "qemu-system-x86_64"
+X86_CONSOLE = "console=ttyS0"
+
+
+def x86_command(kernel, cmdline, cpus=2, memory=KUNIT_MEMORY):
+    return [X86_QEMU, "-nodefaults", "-m", str(memory), "-kernel", kernel,
+            "-append", " ".join([X86_CONSOLE] + list(cmdline)), "-no-reboot", "-nographic",
+            "-serial", "stdio", "-machine", "pc", "-cpu", "qemu64", "-smp", str(cpus)]
 
 
 def cmdline(kunit=True, init="/init", extra=()):

@@ -75,10 +75,11 @@ class Topology:
     def qemu(self):
         return shlex.split(self.get("qemu", ""))
 
-    def machine(self, base=TEST_MACHINE):
+    def machine(self, base=TEST_MACHINE, cpus=None):
         """The machine this topology boots on: @base with its CPU count
-        and QEMU options."""
-        return dataclasses.replace(base, cpus=self.cpus, extra=tuple(base.extra) + tuple(self.qemu))
+        (or @cpus) and QEMU options."""
+        return dataclasses.replace(base, cpus=cpus or self.cpus,
+                                   extra=tuple(base.extra) + tuple(self.qemu))
 
     def source_text(self):
         """What is grafted: the named source's text, then this file's."""

@@ -18,7 +18,7 @@ if [ -f "$out/.config" ]; then
 	kmake "$out" -s olddefconfig < /dev/null > /dev/null
 else
 	kmake "$out" -s allnoconfig < /dev/null > /dev/null
-fi || die "cannot configure ${out#$top/}"
+fi || die "cannot configure ${out#"$top"/}"
 kmake "$out" -s "$@" >&2 || die "kbuild cannot build $*"
 for t in "$@"; do
 	echo "$out/arch/arm64/boot/dts/$t"

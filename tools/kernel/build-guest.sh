@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 # Build an initramfs whose /init is a static arm64 build of one C file:
 # by default tools/guest/idle-workload.c into build/guest/ (the topology
-# boots and `make demo`). Writes OUTDIR/init, OUTDIR/initramfs.list (for
+# boots and `make demo` give their own OUTDIR). Writes OUTDIR/init, OUTDIR/initramfs.list (for
 # CONFIG_INITRAMFS_SOURCE) and OUTDIR/initramfs.cpio (for -initrd, with the
 # kernel's own gen_init_cpio). Each further C file becomes a static
 # program /NAME beside /init (NAME: the file's name without .c).
@@ -30,4 +30,6 @@ for prog in "$@"; do
 	aarch64-linux-gnu-gcc -static -O2 -Wall -Werror -o "$out/$name" "$prog"
 	echo "file /$name $out/$name 0755 0 0" >> "$out/initramfs.list"
 done
-"$out/gen_init_cpio" "$out/initramfs.list" > "$out/initramfs.cpio"
+# Replaced whole, never seen half written.
+"$out/gen_init_cpio" "$out/initramfs.list" > "$out/initramfs.cpio.tmp"
+mv "$out/initramfs.cpio.tmp" "$out/initramfs.cpio"

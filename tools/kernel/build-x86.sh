@@ -27,10 +27,9 @@ make -s -C "$src" ARCH=x86_64 O="$kout" -j"$(nproc)" bzImage
 nm "$kout/vmlinux" | grep -E ' (account_scaled_(user|system)_time|cputime_scaled_test_suite)$' ||
 	die "no scaled accounting in vmlinux"
 echo "build-x86: $kout/arch/x86/boot/bzImage"
-timeout 300 qemu-system-x86_64 -m 1024 -smp 2 -nographic -no-reboot \
-	-kernel "$kout/arch/x86/boot/bzImage" \
-	-append "console=ttyS0 panic=-1 kunit.filter_glob=cputime_scaled" \
-	< /dev/null > "$kout/boot.log" 2>&1 || true
+"$top/tools/boot/boot.py" --arch x86_64 --kernel "$kout/arch/x86/boot/bzImage" \
+	--append "panic=-1 kunit.filter_glob=cputime_scaled" --log "$kout/boot.log" \
+	--timeout 300 || true
 # The console's KTAP, read by the kernel's own parser.
 (cd "$tree" && /usr/bin/python3 tools/testing/kunit/kunit.py parse \
 	--json="$kout/results.json" "$kout/boot.log") > "$kout/parse.log" 2>&1 || true

@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 """LAVA jobs for the series' tests (docs/lab.md).
 
-  lava-jobs.py write --out DIR [--kernel DIR] [--topology NAME] [--base-url URL]
+  lava-jobs.py write --out DIR [--kernel DIR] [--initrd FILE] [--topology NAME]
+                     [--base-url URL]
       Writes into DIR the three jobs and the QEMU job's artifacts:
         qemu-TOPOLOGY.yaml  LAVA's "qemu" device type boots the test kernel
                             on a topology (default osi-1x4) with the
@@ -14,7 +15,8 @@
         artifacts/          what the job downloads: Image.gz (without
                             --kernel, as make check writes it: none, and
                             the job has no checksum for it), the
-                            topology's DTB, initramfs.cpio;
+                            topology's DTB, initramfs.cpio (--initrd, or
+                            the idle workload built into DIR/guest);
         board-sdm845-db845c.yaml, fvp-tfa-osi.yaml
                             templates for real OSI firmware
                             (ci/lava/osi-checks.sh as their test shell).
@@ -61,6 +63,7 @@ import yaml
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.realpath(__file__)), ".."))
 from harness import TOOLS, TOP, die, boot, kunit, topology, workload  # noqa: E402
+from harness import machine as qemu  # noqa: E402
 
 OSI_CHECKS = os.path.join(TOP, "ci", "lava", "osi-checks.sh")
 KTAP_SH = os.path.join(TOOLS, "lib", "ktap.sh")
@@ -107,33 +110,15 @@ def option_pairs(argv):
     return pairs
 
 
-def qemu_job(args):
-    """Map our QEMU command onto a LAVA qemu job."""
-    argv = args.argv
-    if not argv or not os.path.basename(argv[0]).startswith("qemu-system-aarch64"):
-        sys.exit("lava-jobs.py: the command must be qemu-system-aarch64's")
-    context = {"arch": "arm64"}
-    extra, images = [], {}
-    for opt, val in option_pairs(argv):
-        if opt == "-machine":
-            context["machine"] = val
-        elif opt == "-cpu":
-            context["cpu"] = val
-        elif opt == "-m":
-            context["memory"] = int(val)
-        elif opt == "-nographic":
-            continue  # LAVA's template has it
-        elif opt in ("-kernel", "-initrd", "-dtb"):
-            label = {"-kernel": "kernel", "-initrd": "initrd", "-dtb": "dtb"}[opt]
-            images[label] = val
-        elif opt == "-append":
-            append = val
-        else:
-            extra.append(opt if val is None else f"{opt} {val}")
-    missing = {"kernel", "initrd", "dtb"} - set(images)
-    if missing:
-        sys.exit(f"lava-jobs.py: the command has no {', '.join(sorted(missing))}")
-    context["extra_options"] = extra
+def qemu_job(args, run):
+    """The LAVA qemu job of Boot @run: the machine's context, the images
+    with their arguments."""
+    try:
+        context = run.machine.lava_context()
+    except qemu.MachineError as err:
+        die(str(err))
+    images = {"kernel": run.kernel, "initrd": run.initrd, "dtb": run.dtb}
+    append = run.cmdline
     base = args.base_url.rstrip("/")
     image = {
         "kernel": {"image_arg": "-kernel {kernel} -append " + shlex.quote(append)},
@@ -434,16 +419,17 @@ def write_jobs(args):
         kernel = os.path.join(arts, "Image.gz")
         if args.kernel:
             shutil.copy(boot.kernel_image(args.kernel), kernel)
-        shutil.copy(boot.build_guest(), arts)
-        argv = boot.topology_command(topo, kernel, os.path.join(arts, f"{topo.name}.dtb"),
-                                     os.path.join(arts, "initramfs.cpio"),
-                                     must_exist=bool(args.kernel))
+        shutil.copy(args.initrd or boot.build_guest(os.path.join(args.out, "guest")),
+                    os.path.join(arts, "initramfs.cpio"))
+        run = boot.topology_boot(topo, kernel, os.path.join(arts, f"{topo.name}.dtb"),
+                                 os.path.join(arts, "initramfs.cpio"),
+                                 must_exist=bool(args.kernel))
     except (topology.TopologyError, boot.BootError) as err:
         die(str(err))
     with open(os.path.join(args.out, f"qemu-{topo.name}.argv"), "w") as f:
-        f.write("\n".join(argv) + "\n")
-    args.argv, args.topology = argv, topo.name
-    write(qemu_job(args), os.path.join(args.out, f"qemu-{topo.name}.yaml"))
+        f.write("\n".join(run.argv) + "\n")
+    args.topology = topo.name
+    write(qemu_job(args, run), os.path.join(args.out, f"qemu-{topo.name}.yaml"))
     write(board_job(args), os.path.join(args.out, "board-sdm845-db845c.yaml"))
     write(fvp_job(args), os.path.join(args.out, "fvp-tfa-osi.yaml"))
     return 0
@@ -462,6 +448,7 @@ def main():
     w = sub.add_parser("write")
     w.add_argument("--out", required=True)
     w.add_argument("--kernel", help="the test kernel's build directory")
+    w.add_argument("--initrd", help="the initramfs (default: the idle workload, built)")
     w.add_argument("--topology", default="osi-1x4")
     w.add_argument("--base-url", default="https://lab.example.org/artifacts/hierarchical-idle")
     v = sub.add_parser("validate")

@@ -17,9 +17,11 @@
     boot's dumped figures and fails each of four broken variants.
 
     test-lava-jobs.py --kernel DIR --out DIR --console FILE --ours FILE
+                      --ours-argv FILE --initrd FILE
 
---ours is the console of make test's boot of the job's topology
-(osi-1x4); --console is where LAVA's boot of it goes.
+--ours and --ours-argv are the console and the QEMU command of make
+test's boot of the job's topology (osi-1x4), --initrd the workload it
+booted; --console is where LAVA's boot of the job goes.
 """
 import argparse
 import filecmp
@@ -31,7 +33,7 @@ import subprocess
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.realpath(__file__)), ".."))
-from harness import BUILD, TOOLS, TOP, PYTHON, rel, kunit  # noqa: E402
+from harness import BUILD, TOOLS, TOP, PYTHON, rel, kunit, proc  # noqa: E402
 from harness.ktap import Ktap  # noqa: E402
 
 LAVA_JOBS = os.path.join(TOOLS, "lab", "lava-jobs.py")
@@ -130,13 +132,17 @@ def main():
     ap.add_argument("--out", required=True, help="where the jobs and this check's files go")
     ap.add_argument("--console", required=True, help="where LAVA's boot's console goes")
     ap.add_argument("--ours", required=True, help="our own boot's console of the topology")
+    ap.add_argument("--ours-argv", required=True, help="our own boot's QEMU command")
+    ap.add_argument("--initrd", required=True, help="the workload our own boot ran")
     args = ap.parse_args()
     out = args.out
     os.makedirs(out, exist_ok=True)
+    proc.stop_on_signals()
     t = Ktap(PLAN)
 
     # 1. The jobs, validated (their KTAP as diagnostics).
-    rc, text = run("write", "--out", out, "--kernel", args.kernel, "--topology", TOPOLOGY)
+    rc, text = run("write", "--out", out, "--kernel", args.kernel, "--initrd", args.initrd,
+                   "--topology", TOPOLOGY)
     jobs = sorted(os.path.join(out, f) for f in os.listdir(out) if f.endswith(".yaml"))
     if rc == 0:
         rc, text = run("validate", *jobs)
@@ -159,18 +165,19 @@ def main():
     rc, diff = run("compare", ours_argv, lava_argv)
     t.result(rc == 0, f"LAVA's QEMU command for the job is our {TOPOLOGY} boot's "
              "(LAVA adds only -net nic, -net user, -monitor none)", diff.splitlines())
-    with open(ours_argv) as f:
-        ours = f.read().splitlines()
     with open(lava_argv) as f:
         argv = f.read().splitlines()
-    kernel_image = os.path.join(args.kernel, "arch/arm64/boot/Image.gz")
-    initrd = os.path.join(BUILD, "guest", "initramfs.cpio")
-    same = [filecmp.cmp(a, b, shallow=False) for a, b in
-            ((kernel_image, os.path.join(arts, "Image.gz")),
-             (initrd, os.path.join(arts, "initramfs.cpio")))
-            if os.path.exists(a) and os.path.exists(b)]
-    t.result(len(same) == 2 and all(same) and any(a.endswith("Image.gz") for a in ours),
-             f"the job's artifacts are the kernel and initramfs our boot ran ({len(same)} compared)")
+    # The files make test's own boot of the topology ran, by its command.
+    with open(args.ours_argv) as f:
+        booted = f.read().splitlines()
+    pairs = [(booted[i + 1], os.path.join(arts, name)) for i, opt in enumerate(booted[:-1])
+             for o, name in (("-kernel", "Image.gz"), ("-initrd", "initramfs.cpio"))
+             if opt == o]
+    same = [os.path.exists(a) and os.path.exists(b) and filecmp.cmp(a, b, shallow=False)
+            for a, b in pairs]
+    t.result(len(same) == 2 and all(same),
+             f"the job's artifacts are the kernel and initramfs our boot ran ({len(same)} compared)",
+             [f"{rel(a)} and {rel(b)} differ" for (a, b), ok in zip(pairs, same) if not ok])
 
     # 4. LAVA's command booted as LAVA's dispatcher does, on a pty
     # (script(1)), which turns each of the guest's "\r\n" into "\r\r\n".
@@ -181,14 +188,15 @@ def main():
     cmd = " ".join(shlex.quote(a) for a in
                    ["timeout", "--foreground", str(BOOT_TIMEOUT)] + argv)
     with open(args.console, "wb") as f:
-        r = subprocess.run(["script", "-qefc", cmd, "/dev/null"], stdin=subprocess.DEVNULL,
-                           stdout=f, stderr=subprocess.STDOUT, env=dict(os.environ, SHELL="/bin/sh"))
+        rc = proc.run(["script", "-qefc", cmd, "/dev/null"], group=True,
+                      stdin=subprocess.DEVNULL, stdout=f, stderr=subprocess.STDOUT,
+                      env=dict(os.environ, SHELL="/bin/sh"))
     with open(args.console, "rb") as f:
         raw = f.read().decode(errors="replace")
     t.result("idle-workload: done" in raw,
              "LAVA's command boots the kernel, its suites and the workload to the end",
-             [] if r.returncode == 0 else [f"script(1) and QEMU exited {r.returncode}" + (
-                 f": timed out after {BOOT_TIMEOUT} s" if r.returncode == 124 else "")])
+             [] if rc == 0 else [f"script(1) and QEMU exited {rc}" + (
+                 f": timed out after {BOOT_TIMEOUT} s" if rc == 124 else "")])
     t.result(raw.count("\r\r\n") > 100,
              "the console reads as LAVA reads it: lines end in \\r\\r\\n")
 

@@ -10,12 +10,14 @@
 #   ktap_result $? "the guest's check runs to its end"
 #   ktap_diag "what it printed last"       (before the next result)
 #   ktap_skip "firmware has PSCI_STAT" "not supported"
-#   ktap_end 12       # the plan: the results there must be; omitted,
-#                     # the number written
+#   ktap_end 12       # the plan: how many results there must be,
+#                     # counted from what the script checks
 #
 # A script that dies before ktap_end prints nothing, and a plan larger
 # than the results written leaves the missing ones for the parser to
 # report. ktap_end returns 0 when every planned result came and passed.
+# Text at which the kernel's KTAP parser stops reading ("reboot: System
+# halted"...) loses its colon in diagnostics.
 
 ktap_start() {
 	ktap_buf=$(mktemp)
@@ -48,13 +50,23 @@ ktap_diag() {
 		printf '%s\n' "$@"
 	else
 		cat
-	fi | sed 's/^/# /; s/ *$//' >> "$ktap_buf"
+	fi | sed -e 's/^/# /; s/ *$//' -e 's/List of all partitions:/List of all partitions/g' \
+		-e 's/Kernel panic - not syncing: VFS:/Kernel panic - not syncing VFS/g' \
+		-e 's/reboot: System halted/reboot System halted/g' >> "$ktap_buf"
 }
 
-ktap_end() { # [plan]
-	ktap_plan=${1:-$ktap_n}
+ktap_end() { # <plan>
+	[ $# -eq 1 ] || { echo "ktap.sh: ktap_end needs the plan" >&2; return 2; }
+	ktap_plan=$1
 	echo "KTAP version 1"
-	echo "1..$ktap_plan"
+	# More results than planned: all are written, under a plan that
+	# counts them, and the script fails.
+	if [ "$ktap_n" -gt "$ktap_plan" ]; then
+		echo "1..$ktap_n"
+		echo "# ktap.sh: $ktap_n results for a plan of $ktap_plan"
+	else
+		echo "1..$ktap_plan"
+	fi
 	cat "$ktap_buf"
 	rm -f "$ktap_buf"
 	[ "$ktap_failed" -eq 0 ] && [ "$ktap_n" -eq "$ktap_plan" ]

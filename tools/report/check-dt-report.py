@@ -16,21 +16,18 @@ import re
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.realpath(__file__)), ".."))
-from harness import kunit, topology, workload as idle_report  # noqa: E402
+from harness import fdt, kunit, topology, workload  # noqa: E402
 
 
-def tree_states(dtsi):
-    """{power_state: [state node names]} of a topology source, and its
-    header's lines."""
-    states, name = {}, None
+def tree_states(dtb, dtsi):
+    """{power_state: [idle state node names]} of the board's DTB, and the
+    header's lines of its extracted topology."""
+    states = {}
+    for node in fdt.walk(fdt.Tree(dtb).root):
+        param = node.cells("arm,psci-suspend-param")
+        if param:
+            states.setdefault(param[0], []).append(node.name)
     topo = topology.Topology(dtsi)
-    for line in topo.text.splitlines():
-        m = re.match(r"\s*\w+: ([\w,.@-]+) \{$", line)
-        if m:
-            name = m.group(1)
-        m = re.search(r"arm,psci-suspend-param = <(0x[0-9a-f]+)>", line)
-        if m and name:
-            states.setdefault(int(m.group(1), 16), []).append(name)
     return states, [(k, v) for k, v in topo.header if k in ("changed", "note", "cpus")]
 
 
@@ -42,15 +39,15 @@ def main():
     ap.add_argument("ktap", help="the boot's checks (tools/boot/topologies.py)")
     args = ap.parse_args()
     dtb, dtsi, log_path, ktap = args.dtb, args.dtsi, args.log, args.ktap
-    states, header = tree_states(dtsi)
+    states, header = tree_states(dtb, dtsi)
     try:
         with open(log_path, errors="replace") as f:
             log = [line.rstrip("\r\n") for line in f]
     except OSError:
         log = []    # no boot: the checks say why (the graft failed)
-    dumps = idle_report.sections(log)
-    end = idle_report.files(dumps.get("end", []))
-    mod = idle_report.model(end)
+    dumps = workload.sections(log)
+    end = workload.files(dumps.get("end", []))
+    mod = workload.model(end)
     cpus = next((v for k, v in header if k == "cpus"), "?")
 
     print(f"== check-dt: {os.path.basename(dtb)}, {cpus} CPUs "
@@ -100,7 +97,7 @@ def main():
             kind = "retention" if state < 4 else "powerdown"
             print("  %-40s %2d %-9s %8d %12.1f ms" % (node, state, kind, entries, res_us / 1000))
     print("\n== PM domains (genpd): state, time_ms, usage, rejected, above, below")
-    for dom, rows in sorted(idle_report.domains(end).items()):
+    for dom, rows in sorted(workload.domains(end).items()):
         for r in rows:
             print("  %-24s %-5s %10d %8d %8d %8d %8d" % ((dom,) + r))
 

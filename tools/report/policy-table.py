@@ -24,7 +24,7 @@ import sys
 from statistics import mean
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.realpath(__file__)), ".."))
-from harness import workload as ir  # noqa: E402
+from harness import workload  # noqa: E402
 
 PHASES = [("boot", None, "start"),
           ("steady", "start", "before hotplug"),
@@ -35,11 +35,11 @@ PHASES = [("boot", None, "start"),
 def counts(dump):
     """Cumulative counts of one dump: domain requests, denials, entries,
     genpd above and below."""
-    m = ir.model(dump)
+    m = workload.model(dump)
     if m is None:
         return None
     dom = [r for r in m["requests"] if r["level"] >= 1]
-    rows = [r for rs in ir.domains(dump).values() for r in rs]
+    rows = [r for rs in workload.domains(dump).values() for r in rs]
     return {"requests": sum(r["accepted"] + r["denied"] + r["invalid"] for r in dom),
             "denied": sum(r["denied"] for r in dom),
             "entries": sum(r["accepted"] for r in dom),
@@ -51,7 +51,7 @@ def boot(path):
     """{phase: counts in that phase} of one boot log, and its policy."""
     with open(path, errors="replace") as f:
         log = [line.rstrip("\r\n") for line in f]
-    dumps = {when: ir.files(lines) for when, lines in ir.sections(log).items()}
+    dumps = {when: workload.files(lines) for when, lines in workload.sections(log).items()}
     policy = dumps.get("start", {}).get("/sys/module/genpd/parameters/cpu_policy",
                                         ["timers"])[0].strip()
     out = {}

@@ -6,7 +6,8 @@
 # fragment) and run its KUnit suites in QEMU (tools/run/runner.py with
 # kunit/checks/kunit). A prefix before the first suite only has to build.
 # Uses a worktree of build/linux at build/each-patch, the build directory
-# build/kunit-each and the results build/results/each-patch.
+# build/kunit-each and the results build/results/each-patch/N (N: the
+# patch's number).
 #
 #   each-patch.sh [--from N] [--only "N M ..."]
 #
@@ -38,8 +39,10 @@ for c in $(tgit rev-list --reverse base..HEAD); do
 	[ -z "$only" ] || [[ " $only " == *" $i "* ]] || continue
 	subj=$(tgit log -1 --format=%s "$c")
 	git -C "$wt" checkout -q --detach "$c"
-	if ! "$top/tools/kernel/build-kernel.py" --tree "$wt" --kernel "$kernel" 2> "$results/build.log"; then
-		echo "each-patch: FAILED (does not build, build/kunit-each/build.log): $i $subj"
+	rm -rf "${results:?}/$i"
+	mkdir -p "$results/$i"
+	if ! "$top/tools/kernel/build-kernel.py" --tree "$wt" --kernel "$kernel" 2> "$results/$i/build.log"; then
+		echo "each-patch: FAILED (does not build, build/results/each-patch/$i/build.log): $i $subj"
 		bad=$((bad + 1))
 		continue
 	fi
@@ -48,10 +51,10 @@ for c in $(tgit rev-list --reverse base..HEAD); do
 		continue
 	fi
 	if last=$("$top/tools/run/runner.py" --list "$top/kunit/checks/kunit" --tree "$wt" \
-		--kernel "$kernel" --out "$results" 2> "$results/runner.log" | tail -1); then
+		--kernel "$kernel" --out "$results/$i" 2> "$results/$i/runner.log" | tail -1); then
 		echo "each-patch: ok ($last): $i $subj"
 	else
-		echo "each-patch: FAILED ($last; build/results/each-patch/summary.txt): $i $subj"
+		echo "each-patch: FAILED ($last; build/results/each-patch/$i/summary.txt): $i $subj"
 		bad=$((bad + 1))
 	fi
 done

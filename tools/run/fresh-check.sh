@@ -46,7 +46,8 @@ trap unmount_all EXIT
 bind() { mkdir -p "$root$1"; mount "${@:2}" "$root$1"; }
 
 step() { # <what> <command...>: run, timed, into the log
-	local start=$(date +%s) rc=0
+	local start rc=0
+	start=$(date +%s)
 	echo "fresh-check: $1" | tee -a "$log"
 	"${@:2}" 2>&1 | tee -a "$log" || rc=${PIPESTATUS[0]}
 	echo "fresh-check: $1: exit $rc after $(minsec $(($(date +%s) - start)))" | tee -a "$log"
@@ -56,7 +57,7 @@ step() { # <what> <command...>: run, timed, into the log
 : > "$log"
 start=$(date +%s)
 if [ "$keep" != yes ] || [ ! -x "$root/bin/bash" ]; then
-	unmount_all || die "cannot unmount everything under ${root#$top/}"
+	unmount_all || die "cannot unmount everything under ${root#"$top"/}"
 	rm -rf --one-file-system "$root"
 	step "debootstrap --variant=minbase bookworm from $mirror" \
 		debootstrap --variant=minbase --include=make,git bookworm "$root" "$mirror"
@@ -74,7 +75,7 @@ bind /dev/pts --bind /dev/pts
 
 rm -rf "$root/root/repo"
 git clone -q "$top" "$root/root/repo"
-echo "fresh-check: cloned $(git -C "$top" log -1 --format='%h %s') into ${root#$top/}/root/repo" | tee -a "$log"
+echo "fresh-check: cloned $(git -C "$top" log -1 --format='%h %s') into ${root#"$top"/}/root/repo" | tee -a "$log"
 in_root() {
 	chroot "$root" /usr/bin/env -i HOME=/root TERM=dumb LANG=C.UTF-8 \
 		PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \

@@ -1,9 +1,10 @@
 #!/usr/bin/python3
 # SPDX-License-Identifier: GPL-2.0
 """Check that the suites catch broken rules: apply one small, deliberate
-breakage ("mutant") at a time to build/linux, build the test kernel and run
-kunit/checks/mutants on it (the KUnit suites and the taskstats boot, with
-tools/run/runner.py), and report which cases failed. A mutant that no case
+breakage ("mutant") at a time to build/linux, build it as the test kernel
+into build/kunit-mutants and run kunit/checks/mutants on it (the KUnit
+suites and the taskstats boot, with tools/run/runner.py), and report which
+cases failed. A mutant that no case
 catches is a hole in the suites; the script then exits non-zero. The tree
 is restored after each mutant, even on error or interrupt.
 
@@ -12,26 +13,39 @@ is restored after each mutant, even on error or interrupt.
 
 import argparse
 import os
-import signal
 import subprocess
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.realpath(__file__)), '..'))
-from harness import BUILD, TOOLS, TOP, TREE  # noqa: E402
+from harness import BUILD, TOOLS, TOP, TREE, proc  # noqa: E402
 
-KERNEL = os.path.join(BUILD, 'kunit-arm64')
+KERNEL = os.path.join(BUILD, 'kunit-mutants')
 RESULTS = os.path.join(BUILD, 'results', 'mutants')
 
 
+class Run:
+    """A program's exit status and output."""
+
+    def __init__(self, argv):
+        with open(os.path.join(RESULTS + '.out'), 'w+') as out, \
+                open(os.path.join(RESULTS + '.err'), 'w+') as err:
+            self.returncode = proc.run(argv, group=True, stdout=out, stderr=err,
+                                       stdin=subprocess.DEVNULL)
+            out.seek(0)
+            err.seek(0)
+            self.stdout, self.stderr = out.read(), err.read()
+
+
 def run_checks():
-    """Build the test kernel and run the mutants' checks on it."""
-    build = subprocess.run([os.path.join(TOOLS, 'kernel', 'build-kernel.py')],
-                           capture_output=True, text=True)
+    """Build the mutated tree as the test kernel and run the mutants'
+    checks on it."""
+    os.makedirs(os.path.dirname(RESULTS), exist_ok=True)
+    build = Run([os.path.join(TOOLS, 'kernel', 'build-kernel.py'), '--kernel', KERNEL])
     if build.returncode:
         return build
-    return subprocess.run([os.path.join(TOOLS, 'run', 'runner.py'), '--list',
-                           os.path.join(TOP, 'kunit', 'checks', 'mutants'), '--kernel', KERNEL,
-                           '--out', RESULTS], capture_output=True, text=True)
+    return Run([os.path.join(TOOLS, 'run', 'runner.py'), '--list',
+                os.path.join(TOP, 'kunit', 'checks', 'mutants'), '--kernel', KERNEL,
+                '--out', RESULTS])
 GOV = 'drivers/base/power/domain_governor.c'
 DOM = 'drivers/base/power/domain.c'
 HDR = 'include/linux/pm_domain.h'
@@ -216,8 +230,9 @@ def main():
     ap.add_argument('names', nargs='*', metavar='NAME-SUBSTRING',
                     help='only the mutants whose name holds one of these')
     want = ap.parse_args().names
-    # A SIGTERM unwinds like an error, so that the tree is restored.
-    signal.signal(signal.SIGTERM, lambda *_: sys.exit(1))
+    # A SIGINT or SIGTERM ends the run's children and unwinds like an
+    # error, so that the tree is restored.
+    proc.stop_on_signals()
     survivors = not_run = 0
     for name, rel, old, new in MUTANTS:
         if want and not any(w in name for w in want):
@@ -228,8 +243,6 @@ def main():
             not_run += 1
         elif not caught:
             survivors += 1
-    # Leave the build matching the tree again.
-    run_checks()
     print(f'mutants: {survivors} survived, {not_run} not run')
     return 1 if survivors or not_run else 0
 

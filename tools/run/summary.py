@@ -17,7 +17,7 @@ import os
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.realpath(__file__)), ".."))
-from harness import results  # noqa: E402
+from harness import results, words  # noqa: E402
 
 
 def main():
@@ -45,8 +45,7 @@ def main():
         return 0
     expected = []
     if args.suites:
-        with open(args.suites) as f:
-            expected = [w for w in (line.split("#")[0].strip() for line in f) if w]
+        expected = words(args.suites)
     lines, ok = results.summary(found, expected, expected)
     print("\n".join(lines))
     return 0 if ok else 1

@@ -54,12 +54,12 @@ apply_series() {
 	for s in $(series_names); do
 		[ -f "$patches/$s/series" ] || die "patches/series names $s, which has no patches/$s/series"
 		while read -r p; do
-			[ -f "$p" ] || die "patches/$s/series names ${p#$top/}, which does not exist"
+			[ -f "$p" ] || die "patches/$s/series names ${p#"$top"/}, which does not exist"
 			if ! out=$(tgit am -q --committer-date-is-author-date "$p" 2>&1); then
 				tgit am --abort >/dev/null 2>&1 || true
 				printf '%s\n' "$out" | sed -n 's/^error: patch failed: \(.*\)$/\1/p;s/^error: \(.*\): does not exist in index$/\1 (missing)/p' |
-					sed "s|^|make-tree: ${p#$top/} does not apply to |" >&2
-				die "stopped at ${p#$top/}; the tree holds the patches before it"
+					sed "s|^|make-tree: ${p#"$top"/} does not apply to |" >&2
+				die "stopped at ${p#"$top"/}; the tree holds the patches before it"
 			fi
 		done < <(series_files "$s")
 		# Where the series ends (the last ends at HEAD).

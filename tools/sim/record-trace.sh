@@ -36,22 +36,24 @@ while [ $# -gt 0 ]; do
 done
 topology=${1:-osi-2x4-system} extra=${2:-}
 name=$(basename "$topology" .dtsi)
-[ -f "$kernel/vmlinux" ] || die "no trace kernel in ${kernel#$top/}: run make trace"
+[ -f "$kernel/vmlinux" ] || die "no trace kernel in ${kernel#"$top"/}: run make trace"
 mkdir -p "$out"
-"$top/tools/kernel/build-guest.sh" || die "cannot build the guest's init"
+"$top/tools/kernel/build-guest.sh" "$top/tools/guest/idle-workload.c" "$out/guest" >&2 ||
+	die "cannot build the guest's init"
 
 events=power:cpu_idle,timer:hrtimer_start,timer:hrtimer_cancel
 events+=,timer:hrtimer_expire_entry,irq:irq_handler_entry,ipi:ipi_raise
 log="$out/$name.log"
-note "booting $name with ftrace events on (log: ${log#$top/})"
+note "booting $name with ftrace events on (log: ${log#"$top"/})"
 "$top/tools/boot/boot.py" --topology "$topology" --dtb "$out/$name.dtb" --kernel "$kernel" \
+	--initrd "$out/guest/initramfs.cpio" \
 	--cmdline "trace_event=$events trace_clock=mono trace_buf_size=16M $extra" \
 	--log "$log" --timeout "$limit" ||
-	die "the boot failed or timed out (see ${log#$top/})"
+	die "the boot failed or timed out (see ${log#"$top"/})"
 sed -n '/^=== idle-workload: trace ===/,/^=== idle-workload: trace end ===/p' "$log" |
 	tr -d '\r' | sed '1,2d;$d' > "$out/$name.ftrace"
 grep -q 'cpu_idle:' "$out/$name.ftrace" ||
-	die "no cpu_idle event in the boot's trace (see ${log#$top/})"
+	die "no cpu_idle event in the boot's trace (see ${log#"$top"/})"
 grep -q 'entries-in-buffer/entries-written: \([0-9]*\)/\1 ' "$out/$name.ftrace" ||
 	note "the trace buffer overflowed: its first periods are lost"
 "$top/tools/sim/ftrace-idle-trace.py" "$out/$name.dtb" "$out/$name.ftrace" "$out/$name.trace"
