@@ -14,6 +14,8 @@ RESULTS := build/results
 DEMO_TOPOLOGY ?= osi-1x4
 #: DEMO_POLICY     make demo's CPU governor policy of PM domains: timers (default), pending, learn
 DEMO_POLICY ?= timers
+#: BOOT_JOBS       make test, test-debug, test-boards: boots at a time (2; docs/ci.md)
+BOOT_JOBS ?= 2
 #: KUNIT_FILTER    make kunit: the suites to run (kunit.py's filter_glob, e.g. genpd_*; all)
 KUNIT_FILTER ?=
 #: VARIANT         make kernel, test-boards, check-dt: the kernel (debug: make test-debug's)
@@ -43,7 +45,7 @@ variant_kernel = $(KERNEL)$(if $(VARIANT),-$(VARIANT))
 variant_sfx = $(if $(VARIANT),-$(VARIANT))
 ensure_tree = @$(T)/series/make-tree.sh --ensure
 build_kernel = @$(T)/kernel/build-kernel.py
-run = @$(T)/run/runner.py
+run = @$(T)/run/runner.py --jobs $(BOOT_JOBS)
 
 .PHONY: help deps tree tree-reset export kernel demo kunit test test-debug test-boards \
 	check check-configs check-dt dtbs kunit-tree each-patch mutants fresh-check repeat \

@@ -5,7 +5,8 @@ A program that calls stop_on_signals() and runs its children through
 run() passes a SIGINT or SIGTERM on to them as SIGTERM, starts no new
 one, and exits: no QEMU outlives the check that started it. A child that
 does not pass signals on (kunit.py, a shell script) runs in a process
-group of its own (group=True), which is signalled whole; QEMU and the
+group of its own (group=True), which is signalled whole, and whose
+members left when it ends (it was killed) are killed; QEMU and the
 harness' Python programs run in their parent's group.
 """
 import os
@@ -53,6 +54,10 @@ def run(argv, timeout=None, group=False, **kwargs):
         return 124
     finally:
         _children.pop(proc.pid, None)
+        # What the child left behind in its group (it was killed before
+        # it could end its own children) goes with it.
+        if group:
+            _signal(proc, group, signal.SIGKILL)
 
 
 def stop(signum, frame):

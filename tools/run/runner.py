@@ -5,7 +5,7 @@ one KTAP stream, parsed once by the kernel's own kunit.py.
 
     runner.py --list kunit/checks/test --kernel build/kunit-arm64 \\
               --out build/results/test [--suites kunit/suites] [--filter GLOB]
-              [--only NAME...] [--timeout S] [--kernel-log CONSOLE]
+              [--only NAME...] [--timeout S] [--jobs N] [--kernel-log CONSOLE]
 
 A list (kunit/checks/*) has one check a line, "NAME PROGRAM ARGUMENTS...",
 in the order they run. The program "kunit.py" is the KUnit suites of the
@@ -17,7 +17,7 @@ program prints KTAP on its standard output, the plan first; the runner
 nests it as subtest NAME, whose own result is the program's exit status.
 In the arguments, {kernel}, {out}, {tree} and {top} stand for the
 kernel's build directory, this run's results, the kernel tree and the
-checkout; an argument with a "*" is a glob (relative to the checkout),
+checkout, {jobs} for --jobs (boots a check may run at a time); an argument with a "*" is a glob (relative to the checkout),
 which must match. A program runs in a process group of its own, for at
 most --timeout seconds (default 1800), and the whole group is ended when
 the runner is told to stop.
@@ -157,13 +157,15 @@ def main():
     ap.add_argument("--only", nargs="+", metavar="NAME", help="run only these checks")
     ap.add_argument("--timeout", type=int, default=CHECK_TIMEOUT,
                     help="seconds a check may take")
+    ap.add_argument("--jobs", type=int, default=2,
+                    help="boots a check may run at a time ({jobs} of the list; default 2)")
     ap.add_argument("--kernel-log", help="the kernel's console of an earlier KUnit run, "
                     "read instead of running kunit.py")
     args = ap.parse_args()
     args.kernel, args.out, args.tree = map(os.path.abspath, (args.kernel, args.out, args.tree))
 
     checks = read_list(args.list, {"kernel": args.kernel, "out": args.out,
-                                   "tree": args.tree, "top": TOP})
+                                   "tree": args.tree, "top": TOP, "jobs": str(args.jobs)})
     if args.only:
         unknown = set(args.only) - {n for n, _ in checks}
         if unknown:

@@ -43,6 +43,10 @@ CASES = [
     ("shell_writer_long", ". tools/lib/ktap.sh; ktap_start; ktap_result 0 one; "
      "ktap_result 0 two; ktap_end 1", (2, 0, 0),
      "error: shell_writer_long exited 1 with no failed result"),
+    # Killed, with a child of its own still running: the child is ended
+    # with it (checked below).
+    ("leaves_a_child", 'sleep 299.75 2>/dev/null & printf "KTAP version 1\\n1..1\\nok 1 one\\n"; kill -9 $$',
+     (1, 0, 0), "error: leaves_a_child exited -9 with no failed result"),
     # Text at which kunit_parser stops reading, in a diagnostic: the
     # results after it still count.
     ("diagnostic_stops_parser", 'printf "KTAP version 1\\n1..2\\n# reboot: System halted\\n'
@@ -141,7 +145,7 @@ def main():
     except (OSError, ValueError):
         found = []
 
-    t = Ktap(len(CASES) + 3 + len(CONSOLES))
+    t = Ktap(len(CASES) + 4 + len(CONSOLES))
     t.result(r.returncode == 1, "the run fails", summary[-3:])
     lines = [line.strip() for line in summary]
     total = [0, 0, 0]
@@ -155,6 +159,9 @@ def main():
                  [f"got {counts[0]} passed, {counts[1]} failed, {counts[2]} skipped"])
     t.result(any(line.startswith(STREAM_ERRORS) for line in lines),
              "the summary says the stream is malformed")
+    left = subprocess.run(["pgrep", "-f", "sleep 299.75"], capture_output=True, text=True)
+    t.result(not left.stdout.strip(), "a killed check's own children are ended with it",
+             left.stdout.splitlines())
     # Each line beyond the results counts one failure.
     failed = total[1] + sum(1 for c in CASES if c[3]) + 1
     want = f"kunit: {total[0]} passed, {failed} failed"
