@@ -10,8 +10,8 @@ T := tools
 KERNEL := build/kunit-arm64
 RESULTS := build/results
 
-#: DEMO_TOPOLOGY   make demo's topology (kunit/topologies/NAME): osi-1x4
-DEMO_TOPOLOGY ?= osi-1x4
+#: DEMO_TOPOLOGY   make demo's topology (kunit/topologies/NAME): TOPOLOGY, else osi-1x4
+DEMO_TOPOLOGY ?= $(or $(TOPOLOGY),osi-1x4)
 #: DEMO_POLICY     make demo's CPU governor policy of PM domains: timers (default), pending, learn
 DEMO_POLICY ?= timers
 #: BOOT_JOBS       make test, test-debug, test-boards: boots at a time (2; docs/ci.md)
@@ -20,11 +20,11 @@ BOOT_JOBS ?= 2
 KUNIT_FILTER ?=
 #: VARIANT         make kernel, test-boards, check-dt: the kernel (debug: make test-debug's)
 VARIANT ?=
-#: DTB             make check-dt: the board's DTB (make dtbs builds one)
+#: DTB             make check-dt: the board's DTB (make dtbs builds them in build/dtbs/arch/arm64/boot/dts/)
 DTB ?=
 #: DTBS            make dtbs: kbuild DTB targets (qcom/sdm845-db845c.dtb ...)
 DTBS ?=
-#: TOPOLOGY        make repeat, trace (osi-2x4-system) and lava (osi-1x4): a topology
+#: TOPOLOGY        make repeat, trace (osi-2x4-system), lava and demo (osi-1x4): a topology
 TOPOLOGY ?=
 #: COUNT           make repeat: how many boots (20)
 COUNT ?= 20
@@ -76,7 +76,7 @@ kernel: deps ## build the test kernel into build/kunit-arm64 (VARIANT=debug: the
 	$(ensure_tree)
 	$(build_kernel) $(if $(VARIANT),--variant $(VARIANT))
 
-demo: deps ## boot the series in QEMU, OSI mode on DEMO_TOPOLOGY, and print the idle report
+demo: deps ## boot the series in QEMU, OSI mode on DEMO_TOPOLOGY, print the idle report (build/demo/)
 	$(ensure_tree)
 	$(build_kernel)
 	@$(T)/boot/demo.py --kernel $(KERNEL) --out build/demo --topology $(DEMO_TOPOLOGY) \
@@ -109,7 +109,7 @@ check-dt: deps ## check a board's idle topology in QEMU and print the report (DT
 	$(ensure_tree)
 	$(build_kernel) $(if $(VARIANT),--variant $(VARIANT))
 	@$(T)/dt/check-dt.sh --kernel $(variant_kernel) --out build/check-dt$(variant_sfx) \
-		$(or $(DTB),$(error DTB=board.dtb is needed; make dtbs DTBS=qcom/sdm845-db845c.dtb builds one))
+		$(or $(DTB),$(error DTB=board.dtb is needed; make dtbs DTBS=qcom/sdm845-db845c.dtb builds build/dtbs/arch/arm64/boot/dts/qcom/sdm845-db845c.dtb))
 
 dtbs: deps ## build board DTBs from the tree into build/dtbs (DTBS=...)
 	$(ensure_tree)

@@ -8,6 +8,7 @@
 # Results: build/bench/cputime-<kernel>.log, summary on stdout.
 set -euo pipefail
 . "$(dirname "$0")/../lib/common.sh"
+help_on_request "$@"
 
 [ -d "$tree/.git" ] || die "no build/linux: run make tree first"
 out="$build/bench"

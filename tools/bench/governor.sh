@@ -14,6 +14,7 @@
 #   governor.sh [CPUS...]
 set -euo pipefail
 . "$(dirname "$0")/../lib/common.sh"
+help_on_request "$@"
 
 [ -d "$tree/.git" ] || die "no build/linux: run make tree first"
 out="$build/bench"

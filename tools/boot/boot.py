@@ -11,7 +11,8 @@ the command without booting.
 
 With a topology (kunit/topologies/NAME.dtsi or a file), its header gives
 the CPU count, QEMU options and command line, and it is grafted onto QEMU's
-tree for the machine into OUT.dtb. --print writes the command on one line,
+tree for the machine into OUT.dtb (also with --print and --argv: the
+command names it). --print writes the command on one line,
 shell-quoted; --argv one argument a line (for `mapfile -t`); --log boots
 it, its console into FILE, and exits with QEMU's status (124: timed out).
 The kernel command line is KUnit's (its suites run first, unless
@@ -25,7 +26,7 @@ import shlex
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.realpath(__file__)), ".."))
-from harness import die, boot, kunit, machine as qemu, proc, topology  # noqa: E402
+from harness import die, note, boot, kunit, machine as qemu, proc, topology  # noqa: E402
 
 
 def main():
@@ -83,6 +84,12 @@ def main():
                                 line, initrd=initrd)
     except (qemu.MachineError, topology.TopologyError, boot.BootError) as err:
         die(str(err))
+    most = boot.kernel_cpus(args.kernel) if os.path.isdir(args.kernel) else None
+    if most and args.cpus and args.cpus > most and args.arch == "arm64":
+        if args.log:
+            die(f"{args.cpus} CPUs; {args.kernel} is built for at most {most} (CONFIG_NR_CPUS)")
+        note(f"{args.kernel} is built for at most {most} CPUs (CONFIG_NR_CPUS): it would boot "
+             f"{most} of the {args.cpus}")
     if args.print:
         print(" ".join(shlex.quote(a) for a in argv))
     elif args.argv:

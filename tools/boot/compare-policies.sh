@@ -12,6 +12,7 @@
 # "pending" and "learn". Logs: build/policies/POLICY-TOPOLOGY/TOPOLOGY-N.log.
 set -uo pipefail
 . "$(dirname "$0")/../lib/common.sh"
+help_on_request "$@"
 
 policies="timers pending learn"
 if [ "${1:-}" = --policies ]; then policies=$2; shift 2; fi

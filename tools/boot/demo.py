@@ -11,7 +11,8 @@ model saw an invalid request, a domain never reached one of its states...
     demo.py --kernel DIR --out DIR [--topology NAME] [--policy timers|pending|learn]
 
 --policy is the CPU governor's policy of PM domains (genpd.cpu_policy=).
-The console is OUT/boot.log.
+The console is OUT/TOPOLOGY.log (tools/report/idle-report.py prints its
+report again), the grafted tree OUT/TOPOLOGY.dtb.
 """
 import argparse
 import os
@@ -34,9 +35,9 @@ def main():
                     help="the CPU governor's policy of PM domains")
     args = ap.parse_args()
     os.makedirs(args.out, exist_ok=True)
-    log = os.path.join(args.out, "boot.log")
     try:
         topo = topology.find(args.topology)
+        log = os.path.join(args.out, f"{topo.name}.log")
         initrd = boot.build_guest(os.path.join(args.out, "guest"))
         argv = boot.topology_command(topo, args.kernel, os.path.join(args.out, f"{topo.name}.dtb"),
                                      initrd, kunit=False,

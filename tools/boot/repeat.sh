@@ -18,6 +18,7 @@
 # OUT/TOPOLOGY-N.regs. KERNEL: build/kunit-arm64.
 set -uo pipefail
 . "$(dirname "$0")/../lib/common.sh"
+help_on_request "$@"
 
 jobs=2 limit=600 hook='' kernel=$(kernel_dir) out="$build/repeat"
 while [ $# -gt 0 ]; do

@@ -13,6 +13,7 @@
 #   taskstats.sh --kernel DIR --out DIR --console FILE [--name NAME] [--cmdline ARGS]
 set -uo pipefail
 . "$(dirname "$0")/../lib/common.sh"
+help_on_request "$@"
 . "$top/tools/lib/ktap.sh"
 
 name=taskstats cmdline=

@@ -4,6 +4,7 @@
 # with the kernel's dt_binding_check (Debian's dt-schema and yamllint).
 set -euo pipefail
 . "$(dirname "$0")/../lib/common.sh"
+help_on_request "$@"
 
 [ -d "$tree/.git" ] || die "no build/linux: run make tree first"
 schemas=$(tgit diff --name-only base..HEAD -- Documentation/devicetree/bindings |

@@ -16,6 +16,7 @@
 #   check-configs.sh [NAME...]
 set -uo pipefail
 . "$(dirname "$0")/../lib/common.sh"
+help_on_request "$@"
 
 out="$build/configs"
 dirs=(drivers/base/power/ drivers/cpuidle/ drivers/firmware/psci/ kernel/sched/

@@ -8,6 +8,7 @@
 # nothing applies to base alone.
 set -euo pipefail
 . "$(dirname "$0")/../lib/common.sh"
+help_on_request "$@"
 
 [ -d "$tree/.git" ] || die "no build/linux: run make tree first"
 allow="$top/ci/checkpatch-allow"

@@ -10,6 +10,7 @@
 # base} (base from a worktree, build/sparse/base-src).
 set -euo pipefail
 . "$(dirname "$0")/../lib/common.sh"
+help_on_request "$@"
 
 command -v sparse >/dev/null || die "sparse is not installed: run make deps"
 [ -d "$tree/.git" ] || die "no build/linux: run make tree first"

@@ -13,6 +13,7 @@
 #   check-dt.sh --kernel DIR --out DIR BOARD.dtb      (make check-dt DTB=BOARD.dtb)
 set -uo pipefail
 . "$(dirname "$0")/../lib/common.sh"
+help_on_request "$@"
 
 usage="usage: check-dt.sh --kernel DIR --out DIR BOARD.dtb"
 [ $# -eq 5 ] && [ "$1" = --kernel ] && [ "$3" = --out ] || die "$usage"

@@ -49,8 +49,11 @@ def summary(found, expected=(), no_skips=(), problems=()):
     """The summary's lines and whether the run passed: every suite of
     @expected ran, none of @no_skips skipped a case (the test kernel has
     every CPU and option they need: a skip there is a failure), no case
-    failed, one at least passed; each of @problems (what the runner
-    found wrong outside the results) counts as a failure."""
+    failed, one at least passed. The last line's failures count the
+    failed cases, each suite that did not run, each case skipped where
+    none may be, and each of @problems (what the runner found wrong
+    outside the results: a check that exited non-zero with no failed
+    case, a malformed stream)."""
     lines, per_suite = [], {}
     for suite, _, status in found:
         n = per_suite.setdefault(suite, {"PASS": 0, "FAIL": 0, "SKIP": 0, "ERROR": 0})

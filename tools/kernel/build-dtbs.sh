@@ -7,6 +7,7 @@
 #   build-dtbs.sh [--out DIR] TARGET.dtb...
 set -euo pipefail
 . "$(dirname "$0")/../lib/common.sh"
+help_on_request "$@"
 
 out="$build/dtbs"
 if [ "${1:-}" = --out ]; then out=$2; shift 2; fi

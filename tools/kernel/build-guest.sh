@@ -10,6 +10,7 @@
 #   build-guest.sh [INIT.c OUTDIR [PROGRAM.c...]]
 set -euo pipefail
 . "$(dirname "$0")/../lib/common.sh"
+help_on_request "$@"
 
 src=${1:-$top/tools/guest/idle-workload.c}
 out=${2:-$build/guest}

@@ -9,6 +9,7 @@
 # cputime_scaled runs on x86; its KTAP is in build/x86/boot.log.
 set -euo pipefail
 . "$(dirname "$0")/../lib/common.sh"
+help_on_request "$@"
 
 [ -d "$tree/.git" ] || die "no build/linux: run make tree first"
 src="$build/x86-src"

@@ -14,6 +14,7 @@
 #   kunit-tree.sh [--alltests no|yes|only]
 set -uo pipefail
 . "$(dirname "$0")/../lib/common.sh"
+help_on_request "$@"
 
 alltests=no
 if [ "${1:-}" = --alltests ]; then alltests=$2; shift 2; fi

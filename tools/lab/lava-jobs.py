@@ -62,7 +62,7 @@ import sys
 import yaml
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.realpath(__file__)), ".."))
-from harness import TOOLS, TOP, die, boot, kunit, topology, workload  # noqa: E402
+from harness import TOOLS, TOP, die, rel, boot, kunit, topology, workload  # noqa: E402
 from harness import machine as qemu  # noqa: E402
 
 OSI_CHECKS = os.path.join(TOP, "ci", "lava", "osi-checks.sh")
@@ -432,6 +432,9 @@ def write_jobs(args):
     write(qemu_job(args, run), os.path.join(args.out, f"qemu-{topo.name}.yaml"))
     write(board_job(args), os.path.join(args.out, "board-sdm845-db845c.yaml"))
     write(fvp_job(args), os.path.join(args.out, "fvp-tfa-osi.yaml"))
+    sys.stderr.write(f"lava-jobs.py: wrote {rel(args.out)}: qemu-{topo.name}.yaml (its command "
+                     f"in qemu-{topo.name}.argv, its artifacts in artifacts/), "
+                     "board-sdm845-db845c.yaml, fvp-tfa-osi.yaml\n")
     return 0
 
 

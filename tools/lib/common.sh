@@ -12,6 +12,16 @@ patches="$top/patches"
 tarball=/usr/src/linux-source-6.1.tar.xz
 
 die() { printf '%s: %s\n' "${0##*/}" "$*" >&2; exit 1; }
+
+# -h or --help as the first argument: print the script's header comment
+# (its usage) and exit.
+help_on_request() { # "$@"
+	case ${1:-} in
+	-h | --help)
+		sed -n '3,/^[^#]/{/^#/s/^# \{0,1\}//p}' "$0"
+		exit 0 ;;
+	esac
+}
 note() { printf '%s: %s\n' "${0##*/}" "$*" >&2; }
 
 # The Debian version of the installed kernel source, e.g. 6.1.192-3.

@@ -62,6 +62,8 @@ def report(log, dumps, res):
     print("\n== Checks")
     for ok, what in res:
         print(("  ok      " if ok else "  FAILED  ") + what)
+    failed = sum(not ok for ok, _ in res)
+    print(f"\n{'FAIL' if failed else 'PASS'}: {len(res) - failed} of {len(res)} checks passed")
 
 
 def main():

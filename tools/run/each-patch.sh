@@ -16,6 +16,7 @@
 # across the series in order.
 set -euo pipefail
 . "$(dirname "$0")/../lib/common.sh"
+help_on_request "$@"
 
 from=1 only=
 while [ $# -gt 0 ]; do

@@ -13,6 +13,7 @@
 #   fresh-check.sh [--keep]
 set -euo pipefail
 . "$(dirname "$0")/../lib/common.sh"
+help_on_request "$@"
 
 keep=no
 if [ "${1:-}" = --keep ]; then keep=yes; shift; fi

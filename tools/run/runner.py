@@ -117,6 +117,8 @@ def kernel_part(lines, tree):
     body = []
     while stream:
         body.append(stream.pop())
+    if head.expected_count == 0:
+        return 0, body, None, "the kernel ran no KUnit suite (a filter that matched none?)"
     test = kunit.parse(lines, tree)
     if test.counts.errors:
         return (len(test.subtests), None, test,
@@ -176,7 +178,8 @@ def main():
         shutil.rmtree(os.path.join(args.out, sub), ignore_errors=True)
     for sub in ("checks", "consoles"):
         os.makedirs(os.path.join(args.out, sub), exist_ok=True)
-    for f in ("results.ktap", "results.json", "summary.txt", "parse.log"):
+    for f in ("results.ktap", "results.json", "summary.txt", "parse.log", "kunit.py.log",
+              "kunit.json"):
         if os.path.exists(os.path.join(args.out, f)):
             os.unlink(os.path.join(args.out, f))
     proc.stop_on_signals()
@@ -232,7 +235,8 @@ def main():
         problems.append(f"kunit.py parse wrote no results: {err}")
     with open(ktap_path, errors="replace") as f:
         errors = kunit.parse(f.read().splitlines(), args.tree).counts.errors
-    if errors and not any("cut short" in p for p in problems):
+    # (An empty stream's one error, no test run, is said above.)
+    if errors and t.plan and not any("cut short" in p for p in problems):
         problems.append(f"the stream has {errors} KTAP errors (see parse.log)")
     for name, rc in statuses.items():
         bad = any(s == name and st in results.FAILED for s, _, st in found)
@@ -242,9 +246,10 @@ def main():
             problems.append(f"{name} exited {rc} with no failed result")
     if args.suites:
         expected = words(args.suites)
-    everything = expected + list(statuses)
-    lines, ok = results.summary(found, everything, everything, problems)
-    text = "\n".join(lines) + "\n"
+    # Every suite and check that ran must run whole: a skip fails.
+    whole = list(dict.fromkeys(expected + list(statuses) + [s for s, _, _ in found]))
+    lines, ok = results.summary(found, expected + list(statuses), whole, problems)
+    text = "\n".join([f"{rel(args.list)} on {rel(args.kernel)}:"] + lines) + "\n"
     with open(os.path.join(args.out, "summary.txt"), "w") as f:
         f.write(text)
     sys.stdout.write(text)

@@ -7,6 +7,7 @@
 # in order, and each cover letter's hand-written text left as it is.
 set -euo pipefail
 . "$(dirname "$0")/../lib/common.sh"
+help_on_request "$@"
 
 [ -d "$tree/.git" ] || die "no build/linux: run make tree first"
 tree_dirty && note "WARNING: build/linux has uncommitted changes; they are not exported"

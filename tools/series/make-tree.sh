@@ -13,6 +13,7 @@
 #                          commits (kept on a branch "saved-<date>")
 set -euo pipefail
 . "$(dirname "$0")/../lib/common.sh"
+help_on_request "$@"
 
 mode=${1:-update}
 version=$(source_version)

@@ -23,6 +23,7 @@
 # Defaults: build/kunit-arm64-trace, build/traces, 600 s, osi-2x4-system.
 set -euo pipefail
 . "$(dirname "$0")/../lib/common.sh"
+help_on_request "$@"
 
 kernel=$(kernel_dir trace) out="$build/traces" limit=600
 while [ $# -gt 0 ]; do
