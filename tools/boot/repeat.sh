@@ -7,32 +7,45 @@
 # For races that show in one boot of many; not part of `make test`.
 # Exits non-zero when any boot had an invalid request or a failed check.
 #
-#   repeat.sh [-j JOBS] [--timeout S] [--hang-hook PROGRAM] [--kernel DIR]
-#             [--out DIR] TOPOLOGY [COUNT [EXTRA KERNEL ARGS]]
+#   repeat.sh [-j JOBS] [--timeout S] [--qemu "OPTIONS"] [--qemu-hook PROGRAM]
+#             [--hang-hook PROGRAM] [--pause-at TEXT [--pause S]]
+#             [--kernel DIR] [--out DIR]
+#             TOPOLOGY [COUNT [EXTRA KERNEL ARGS]]
 #
 # TOPOLOGY is a name of kunit/topologies/ or the path of a topology source,
 # such as a board's build/results/boards/boards/NAME.dtsi that make
-# test-boards extracted. e.g. repeat.sh osi-2x4-system 20. Logs:
+# test-boards extracted. e.g. repeat.sh osi-2x4-system 20. --qemu adds
+# QEMU options after the topology's (QEMU merges a later -icount into an
+# earlier one). --pause-at stops the whole VM for S seconds (3) once the
+# console printed TEXT, as a host that does not run it would. Logs:
 # OUT/TOPOLOGY-N.log (OUT: build/repeat). --timeout (seconds, default 600)
-# ends a boot that hangs; its vCPUs' registers are saved first, in
-# OUT/TOPOLOGY-N.regs. KERNEL: build/kunit-arm64.
+# ends a boot that hangs. Before it ends: the --qemu-hook program, if
+# given, is run with QEMU's process id (e.g. tools/boot/qemu-state.py,
+# which reads QEMU's timers with gdb), its output in OUT/TOPOLOGY-N.qemu;
+# the vCPUs' registers are saved in OUT/TOPOLOGY-N.regs; whether the guest
+# goes on once that monitor command woke QEMU's main loop is written to
+# OUT/TOPOLOGY-N.revive. KERNEL: build/kunit-arm64.
 set -uo pipefail
 . "$(dirname "$0")/../lib/common.sh"
 help_on_request "$@"
 
-jobs=2 limit=600 hook='' kernel=$(kernel_dir) out="$build/repeat"
+jobs=2 limit=600 revive=20 hook='' qemu_hook='' qemu_more='' pause_at='' pause=3 kernel=$(kernel_dir) out="$build/repeat"
 while [ $# -gt 0 ]; do
 	case $1 in
 	-j) jobs=$2 ;;
 	--timeout) limit=$2 ;;
 	--hang-hook) hook=$2 ;;
+	--qemu-hook) qemu_hook=$2 ;;
+	--qemu) qemu_more=$2 ;;
+	--pause-at) pause_at=$2 ;;
+	--pause) pause=$2 ;;
 	--kernel) kernel=$2 ;;
 	--out) out=$2 ;;
 	*) break ;;
 	esac
 	shift 2
 done
-[ $# -ge 1 ] || die "usage: repeat.sh [-j JOBS] [--timeout S] [--hang-hook PROGRAM] [--kernel DIR] [--out DIR] TOPOLOGY [COUNT [EXTRA KERNEL ARGS]]"
+[ $# -ge 1 ] || die "usage: repeat.sh [OPTIONS] TOPOLOGY [COUNT [EXTRA KERNEL ARGS]] (repeat.sh --help)"
 topology=$1 count=${2:-20} extra=${3:-}
 name=$(basename "$topology" .dtsi)
 [ -f "$kernel/vmlinux" ] || die "no kernel in ${kernel#"$top"/}: run make test (or make kunit) first"
@@ -42,10 +55,10 @@ mkdir -p "$out"
 
 # Logs of an earlier, longer run of this topology would be read as this
 # run's by tools/boot/compare-policies.sh.
-rm -f "$out/$name"-[0-9]*.{log,checks,regs,hang}
+rm -f "$out/$name"-[0-9]*.{log,checks,regs,hang,revive,qemu}
 mapfile -t qemu_args < <("$top/tools/boot/boot.py" --argv --topology "$topology" \
 	--dtb "$out/$name.dtb" --kernel "$kernel" --initrd "$out/guest/initramfs.cpio" \
-	--cmdline "$extra")
+	--cmdline "$extra" ${qemu_more:+--qemu "$qemu_more"})
 [ ${#qemu_args[@]} -gt 0 ] || die "cannot graft or boot $topology"
 # The boot's CPU count, for the hang hook.
 for ((i = 0; i < ${#qemu_args[@]}; i++)); do
@@ -68,10 +81,33 @@ boot() { # <n>
 	pid=$!
 	# Ended (the script stopped): QEMU too, through timeout(1).
 	trap 'kill "$pid" 2>/dev/null' TERM
+	if [ -n "$pause_at" ]; then
+		# A host that stops running the guest: the whole VM paused.
+		timeout $((limit + 300)) bash -c 'until grep -q -F -- "$2" "$1"; do sleep 0.02; done &&
+			"$3" "$4" stop && sleep "$5" && "$3" "$4" cont' _ \
+			"$log" "$pause_at" "$top/tools/boot/qemu-monitor.py" "$mon" "$pause" > /dev/null 2>&1 &
+	fi
 	while kill -0 "$pid" 2> /dev/null; do
 		if [ $t -ge "$limit" ]; then
+			local size
+			size=$(stat -c %s "$log")
+			echo "stopped after console line $(wc -l < "$log"): $(tail -1 "$log" | tr -d '\r')" \
+				> "$out/$name-$1.revive"
+			# QEMU's own state first: the monitor wakes its main loop.
+			[ -z "$qemu_hook" ] ||
+				timeout 120 "$qemu_hook" "$(pgrep -P "$pid" | head -1)" \
+					> "$out/$name-$1.qemu" 2>&1
 			"$top/tools/boot/qemu-monitor.py" "$mon" "info registers -a" \
 				> "$out/$name-$1.regs" 2>&1
+			# The monitor's command (and gdb's attach) woke QEMU's main
+			# loop: does the guest go on? (A timer that nothing armed
+			# would now be.)
+			sleep "$revive"
+			if [ "$(stat -c %s "$log")" -gt "$size" ]; then
+				echo "the guest went on after QEMU's main loop was woken" >> "$out/$name-$1.revive"
+			else
+				echo "the guest stayed stopped for ${revive} s after QEMU's main loop was woken" >> "$out/$name-$1.revive"
+			fi
 			[ -z "$hook" ] ||
 				timeout 120 "$hook" "$gdb" "$kernel/vmlinux" "$cpus" \
 					> "$out/$name-$1.hang" 2>&1
@@ -105,6 +141,7 @@ for ((n = 1; n <= count; n++)); do
 	invalid=$(awk '{print $7}' <<< "$counts")
 	printf 'boot %2d: %s; %d failed checks\n' "$n" "${counts:-no model counts}" "$fails"
 	sed 's/^/         /' "$out/$name-$n.checks"
+	[ ! -f "$out/$name-$n.revive" ] || sed 's/^/         timed out: /' "$out/$name-$n.revive"
 	[ "${invalid:-0}" = 0 ] && [ "$fails" = 0 ] || bad=$((bad + 1))
 done
 echo "$name: $((count - bad)) of $count boots without invalid requests or failed checks ($(minsec $(($(date +%s) - start))))"
