@@ -4,7 +4,8 @@
  * (idle, periodic timers, bursts of work on some CPUs, CPU 1 taken offline
  * and back; with idle_workload.cluster=A-B on the command line, CPUs A-B,
  * a whole cluster, offline while the others work and idle, then back; a
- * hotplug storm; suspend-to-idle for 2 s), with the idle statistics dumped
+ * hotplug storm; suspend-to-idle for 2 s, again for longer if the
+ * alarm fired before the CPUs got there), with the idle statistics dumped
  * around each phase, then power off. tools/report/idle-report.py reads the
  * console log. With ftrace events enabled on the command line
  * (trace_event=, as tools/sim/record-trace.sh boots it), the steady phase's
@@ -288,18 +289,71 @@ static void hotplug_storm(int ncpus, double seconds)
 	dump("after storm");
 }
 
-/* Suspend to idle for @seconds, woken by the RTC's alarm. */
+/* A number read from @path, or -1. */
+static long read_long(const char *path)
+{
+	long value = -1;
+	FILE *f = fopen(path, "r");
+
+	if (f) {
+		if (fscanf(f, "%ld", &value) != 1)
+			value = -1;
+		fclose(f);
+	}
+	return value;
+}
+
+/* The entries into suspend-to-idle of every cpuidle state of every CPU. */
+static long s2idle_entries(void)
+{
+	char path[96];
+	long total = 0, n;
+	int cpu, state;
+
+	for (cpu = 0; cpu < 64; cpu++)
+		for (state = 0; state < 8; state++) {
+			snprintf(path, sizeof(path),
+				 "/sys/devices/system/cpu/cpu%d/cpuidle/state%d/s2idle/usage",
+				 cpu, state);
+			n = read_long(path);
+			if (n > 0)
+				total += n;
+		}
+	return total;
+}
+
+/*
+ * Suspend to idle, woken by the RTC's alarm @seconds later. The alarm runs
+ * on the RTC's clock, the kernel's way into suspend on the guest's CPUs: a
+ * host that runs the guest slowly can let the alarm fire before any CPU
+ * entered suspend-to-idle, which then ends at once (or is refused, when
+ * the alarm came before the devices were suspended). When no CPU's
+ * suspend-to-idle count moved and the RTC is at or past the alarm, the
+ * alarm beat the way in: this is printed, and suspend-to-idle tried again
+ * with twice the time, three tries in all. A wake-up before the alarm is
+ * not tried again: something else woke the system.
+ */
 static void suspend_to_idle(int seconds)
 {
+	const char *rtc = "/sys/class/rtc/rtc0/since_epoch";
 	char alarm[16];
+	int try;
 
-	snprintf(alarm, sizeof(alarm), "+%d\n", seconds);
-	if (write_file("/sys/class/rtc/rtc0/wakealarm", "0\n") ||
-	    write_file("/sys/class/rtc/rtc0/wakealarm", alarm) ||
-	    write_file("/sys/power/mem_sleep", "s2idle\n") ||
-	    write_file("/sys/power/state", "mem\n"))
-		return;
-	printf("idle-workload: back from suspend-to-idle\n");
+	for (try = 1; try <= 3; try++, seconds *= 2) {
+		long entries = s2idle_entries(), due = read_long(rtc) + seconds;
+
+		snprintf(alarm, sizeof(alarm), "+%d\n", seconds);
+		if (write_file("/sys/class/rtc/rtc0/wakealarm", "0\n") ||
+		    write_file("/sys/class/rtc/rtc0/wakealarm", alarm) ||
+		    write_file("/sys/power/mem_sleep", "s2idle\n"))
+			return;
+		if (!write_file("/sys/power/state", "mem\n"))
+			printf("idle-workload: back from suspend-to-idle\n");
+		if (s2idle_entries() > entries || read_long(rtc) < due)
+			return;
+		printf("idle-workload: suspend-to-idle: the alarm (%d s) fired before any CPU entered it (try %d of 3)\n",
+		       seconds, try);
+	}
 }
 
 int main(void)

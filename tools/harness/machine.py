@@ -9,7 +9,7 @@ so that they all boot the machine kunit.py boots:
     qemu-system-aarch64 -nodefaults -m MEMORY -kernel K -append CMDLINE
         -no-reboot -nographic -serial stdio
         -machine virt[,gic-version=3][,secure=on] -cpu cortex-a57 -smp N
-        [-bios FIRMWARE] [EXTRA...] [-initrd I] [-dtb D]
+        -rtc clock=vm [-bios FIRMWARE] [EXTRA...] [-initrd I] [-dtb D]
 
 The first two lines are kunit.py's own (kunit_kernel.py starts QEMU so,
 with -m 1024); the rest is this definition's. QEMU's virt machine has GICv2
@@ -17,6 +17,11 @@ by default, which serves at most 8 CPUs: with more, the machine takes
 GICv3, which also changes QEMU's device tree (the graft's base) and lays
 MPIDRs out 16 CPUs to a cluster (Aff0 0-15). secure=on adds EL3 and
 secure memory, for firmware given with -bios (Trusted Firmware-A's bl1).
+The real-time clock (the PL031, whose alarm wakes the guest from
+suspend-to-idle) counts the guest's own time (clock=vm) rather than the
+host's: a guest that a loaded host slows down, or that runs under -icount,
+then sees its alarm after the time it asked for, not before it reached
+suspend.
 """
 import dataclasses
 
@@ -72,7 +77,8 @@ class Machine:
 
     def hardware(self):
         """The options after kunit.py's own: machine, CPUs, firmware, extra."""
-        args = ["-machine", self.machine_option(), "-cpu", self.cpu, "-smp", str(self.cpus)]
+        args = ["-machine", self.machine_option(), "-cpu", self.cpu, "-smp", str(self.cpus),
+                "-rtc", "clock=vm"]
         if self.bios:
             args += ["-bios", self.bios]
         return args + list(self.extra)
@@ -123,7 +129,8 @@ class Machine:
         if self.bios:
             raise MachineError("firmware (bios) is an image of a LAVA job, which the "
                                "qemu job does not deploy")
-        extra = ["-nodefaults", "-no-reboot", "-serial stdio", f"-smp {self.cpus}"]
+        extra = ["-nodefaults", "-no-reboot", "-serial stdio", f"-smp {self.cpus}",
+                 "-rtc clock=vm"]
         if self.extra:
             extra.append(" ".join(self.extra))
         return {"arch": "arm64", "memory": self.memory, "machine": self.machine_option(),
