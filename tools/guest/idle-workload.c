@@ -253,7 +253,12 @@ static void cluster_offline(int first, int last)
 	dump("cluster offline");
 	for (cpu = first; cpu <= last; cpu++)
 		set_online(cpu, 1);
-	sleep_us(1000000);
+	/*
+	 * 3 s for the cluster's CPUs, just back, to idle together: on a
+	 * loaded host (multi-threaded TCG, the guest's time the host's) 1 s
+	 * once passed before they did.
+	 */
+	sleep_us(3000000);
 	dump("after cluster offline");
 }
 
