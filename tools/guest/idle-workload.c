@@ -5,7 +5,7 @@
  * and back; with idle_workload.cluster=A-B on the command line, CPUs A-B,
  * a whole cluster, offline while the others work and idle, then back; a
  * hotplug storm; suspend-to-idle for 2 s, again for longer if the
- * alarm fired before the CPUs got there), with the idle statistics dumped
+ * kernel refused it because the alarm came first), with the idle statistics dumped
  * around each phase, then power off. tools/report/idle-report.py reads the
  * console log. With ftrace events enabled on the command line
  * (trace_event=, as tools/sim/record-trace.sh boots it), the steady phase's
@@ -330,13 +330,13 @@ static long s2idle_entries(void)
 /*
  * Suspend to idle, woken by the RTC's alarm @seconds later. The alarm runs
  * on the RTC's clock, the kernel's way into suspend on the guest's CPUs: a
- * host that runs the guest slowly can let the alarm fire before any CPU
- * entered suspend-to-idle, which then ends at once (or is refused, when
- * the alarm came before the devices were suspended). When no CPU's
- * suspend-to-idle count moved and the RTC is at or past the alarm, the
- * alarm beat the way in: this is printed, and suspend-to-idle tried again
- * with twice the time, three tries in all. A wake-up before the alarm is
- * not tried again: something else woke the system.
+ * host that runs the guest slowly can let the alarm fire before the
+ * devices are suspended, and the kernel then refuses the suspend. A
+ * refusal with the RTC at or past the alarm (read back after setting it)
+ * is printed and tried again with twice the time, three tries in all.
+ * When the system came back with no CPU's suspend-to-idle count moved,
+ * that is printed with where the RTC stood, and not tried again: it cannot
+ * tell an early alarm from CPUs that never entered their states.
  */
 static void suspend_to_idle(int seconds)
 {
@@ -345,18 +345,28 @@ static void suspend_to_idle(int seconds)
 	int try;
 
 	for (try = 1; try <= 3; try++, seconds *= 2) {
-		long entries = s2idle_entries(), due = read_long(rtc) + seconds;
+		long entries = s2idle_entries(), due, now;
+		int refused;
 
 		snprintf(alarm, sizeof(alarm), "+%d\n", seconds);
 		if (write_file("/sys/class/rtc/rtc0/wakealarm", "0\n") ||
 		    write_file("/sys/class/rtc/rtc0/wakealarm", alarm) ||
 		    write_file("/sys/power/mem_sleep", "s2idle\n"))
 			return;
-		if (!write_file("/sys/power/state", "mem\n"))
+		due = read_long("/sys/class/rtc/rtc0/wakealarm");
+		refused = write_file("/sys/power/state", "mem\n");
+		now = read_long(rtc);
+		if (!refused) {
 			printf("idle-workload: back from suspend-to-idle\n");
-		if (s2idle_entries() > entries || read_long(rtc) < due)
+			if (s2idle_entries() == entries)
+				printf("idle-workload: suspend-to-idle: no CPU entered it (RTC %ld s %s the alarm)\n",
+				       due - now > 0 ? due - now : now - due,
+				       now < due ? "before" : "at or after");
 			return;
-		printf("idle-workload: suspend-to-idle: the alarm (%d s) fired before any CPU entered it (try %d of 3)\n",
+		}
+		if (due < 0 || now < due)
+			return;
+		printf("idle-workload: suspend-to-idle: refused, the alarm (%d s) came first (try %d of 3)\n",
 		       seconds, try);
 	}
 }

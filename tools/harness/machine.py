@@ -19,9 +19,10 @@ MPIDRs out 16 CPUs to a cluster (Aff0 0-15). secure=on adds EL3 and
 secure memory, for firmware given with -bios (Trusted Firmware-A's bl1).
 The real-time clock (the PL031, whose alarm wakes the guest from
 suspend-to-idle) counts the guest's own time (clock=vm) rather than the
-host's: a guest that a loaded host slows down, or that runs under -icount,
-then sees its alarm after the time it asked for, not before it reached
-suspend.
+host's: a guest that QEMU stops, or that runs under -icount, sees its
+alarm after the guest time it asked for. (Without icount the guest's time
+is the host's while it runs, so a host that merely runs it slowly is not
+helped.)
 """
 import dataclasses
 

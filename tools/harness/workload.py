@@ -32,8 +32,8 @@ The checks, for a boot in OS-initiated mode:
   - after CPU 1 went offline and back, every node still powered down;
   - suspend-to-idle: the system woke up, every CPU entered its deepest
     state's s2idle path and every node powered down meanwhile (the
-    workload tries again when the RTC's alarm fired before any CPU
-    entered it, and the check's name counts those tries);
+    workload tries again when the kernel refused the suspend because the
+    RTC's alarm came first, and the check's name counts those tries);
   - upstream's PSCI checker passed.
 In platform-coordinated mode (a topology refused, or no model) only the
 invalid requests, the rejections and the checker are checked.
@@ -286,11 +286,11 @@ def checks(log, dumps):
         grown = [cpu for cpu, (st, s) in deepest.items()
                  if s.get("s2idle/usage", 0) >
                  before_idle.get((cpu, st), {}).get("s2idle/usage", 0)]
-        # The workload tries again when the RTC's alarm fired before any
-        # CPU entered suspend-to-idle (a slow host): said in the name.
+        # The workload tries again when the kernel refused the suspend
+        # because the RTC's alarm came first (a slow host): said in the name.
         early = sum(1 for line in log if line.startswith(
-            "idle-workload: suspend-to-idle: the alarm "))
-        retried = f", after {early} alarm{'s' if early > 1 else ''} too early" if early else ""
+            "idle-workload: suspend-to-idle: refused, the alarm "))
+        retried = f", after {early} refused: alarm first" if early else ""
         check(deepest and len(grown) == len(deepest),
               f"every CPU entered its deepest state in suspend-to-idle "
               f"({len(grown)} of {len(deepest)}{retried})")
