@@ -45,7 +45,7 @@ case $1 in
 kernel)
 	# The newest linux-image-*-arm64-unsigned of bookworm (not cloud, not rt).
 	pkg=$(apt-cache "${opts[@]}" pkgnames linux-image- |
-		grep -E '^linux-image-[0-9.]+-[0-9]+-arm64-unsigned$' | sort -V | tail -1)
+		grep -E '^linux-image-[0-9.]+-[0-9]+-arm64-unsigned$' | sort -V | tail -1) || true
 	[ -n "$pkg" ] || die "no arm64 kernel package found"
 	ver=$(apt-cache "${opts[@]}" policy "$pkg" | awk '/Candidate:/ {print $2}')
 	;;
@@ -59,7 +59,7 @@ dir="$out/$pkg-${ver//:/_}"
 if [ ! -d "$dir" ]; then
 	(cd "$apt/cache/archives" && apt-get "${opts[@]}" -qq download "$pkg=$ver" 2>&1 |
 		grep -v '^W: Download is performed unsandboxed' >&2) || true
-	deb=$(ls "$apt/cache/archives/${pkg}_"*.deb 2>/dev/null | tail -1)
+	deb=$(ls "$apt/cache/archives/${pkg}_${ver//:/%3a}_"*.deb 2>/dev/null | head -1)
 	[ -n "$deb" ] || die "cannot download $pkg=$ver"
 	dpkg-deb -x "$deb" "$dir.tmp" && mv "$dir.tmp" "$dir"
 fi

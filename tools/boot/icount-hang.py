@@ -16,8 +16,8 @@ the guest.
 
 --kernel is a kernel image or build directory (default: the test
 kernel); any arm64 kernel with the PL011 console built in will do, e.g.
-Debian's own (tools/boot/stock-kernel.sh). Logs: DIR/N.log (DIR:
-build/icount-hang). Exits 1 when a boot stopped.
+Debian's own (tools/boot/debian-binaries.sh kernel). Logs: DIR/N.log
+(DIR: build/icount-hang). Exits 1 unless every boot ran to its end.
 """
 import argparse
 import dataclasses
@@ -51,8 +51,8 @@ def monitor(path, command):
 
 
 def one_boot(n, argv, out, seconds, stall):
-    """Boot @n: 'done', 'stopped, went on once woken', 'stopped' or
-    'ended early', with the last console line."""
+    """Boot @n: 'done', 'stopped, went on once woken', 'stopped', 'still
+    running at the limit' or 'ended early', with the last console line."""
     log = os.path.join(out, f"{n}.log")
     mon = os.path.join(out, f"{n}.mon")
     with open(log, "wb") as f:
@@ -66,7 +66,9 @@ def one_boot(n, argv, out, seconds, stall):
             now_size = os.path.getsize(log)
             if now_size != size:
                 size, since = now_size, time.monotonic()
-            elif time.monotonic() - since > stall or time.monotonic() > limit:
+                if time.monotonic() > limit:
+                    return "still running at the limit", last_line(log)
+            elif time.monotonic() - since > stall:
                 last = last_line(log)
                 monitor(mon, "info status")
                 time.sleep(stall)
@@ -145,16 +147,22 @@ def main():
             note(f"boot {n}: {results[n][0]} ({results[n][1][:80]})")
 
     start = time.monotonic()
-    threads = [threading.Thread(target=worker) for _ in range(args.jobs)]
+    threads = [threading.Thread(target=worker, daemon=True) for _ in range(args.jobs)]
     for t in threads:
         t.start()
-    for t in threads:
-        t.join()
+    try:
+        for t in threads:
+            while t.is_alive():
+                t.join(1)
+    except KeyboardInterrupt:
+        with lock:
+            todo.clear()
+        die("interrupted: no further boot started; the running ones end with it")
     counts = {}
     for outcome, _ in results.values():
         counts[outcome] = counts.get(outcome, 0) + 1
     minutes = (time.monotonic() - start) / 60
-    print(f"{rel(image)}, {args.cpus} CPUs, {args.qemu or 'no options'}, {version}: "
+    print(f"{rel(image)}, {machine.cpus} CPUs, {args.qemu or 'no options'}, {version}: "
           + ", ".join(f"{v} {k}" for k, v in sorted(counts.items()))
           + f" of {args.count} boots ({minutes:.1f} min)")
     return 0 if counts.get("done", 0) == args.count else 1

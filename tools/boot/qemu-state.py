@@ -12,16 +12,11 @@ binary has none), e.g. on a boot that hangs:
 import argparse
 import subprocess
 import sys
+import tempfile
 
 # Run inside gdb: walks QEMU's own data structures.
 GDB_SCRIPT = r'''
 import gdb
-
-def val(expr):
-    try:
-        return gdb.parse_and_eval(expr)
-    except gdb.error as err:
-        return "(%s)" % err
 
 def timers(name, clock):
     tl = gdb.parse_and_eval("main_loop_tlg.tl[%d]" % clock)
@@ -65,13 +60,12 @@ def main():
     ap.add_argument("pid", help="the QEMU process")
     args = ap.parse_args()
     # gdb sources the walk from a file.
-    script = f"/tmp/qemu-state-{args.pid}.py"
-    with open(script, "w") as f:
-        f.write(GDB_SCRIPT)
-    argv = ["gdb", "-p", args.pid, "-batch", "-nx", "-ex", "set pagination off",
-            "-ex", "thread apply all bt 12", "-ex", f"source {script}"]
-    r = subprocess.run(argv, stdin=subprocess.DEVNULL)
-    return r.returncode
+    with tempfile.NamedTemporaryFile("w", suffix=".py") as script:
+        script.write(GDB_SCRIPT)
+        script.flush()
+        argv = ["gdb", "-p", args.pid, "-batch", "-nx", "-ex", "set pagination off",
+                "-ex", "thread apply all bt 12", "-ex", f"source {script.name}"]
+        return subprocess.run(argv, stdin=subprocess.DEVNULL).returncode
 
 
 if __name__ == "__main__":

@@ -8,7 +8,7 @@
 # Exits non-zero when any boot had an invalid request or a failed check.
 #
 #   repeat.sh [-j JOBS] [--timeout S] [--qemu "OPTIONS"] [--qemu-hook PROGRAM]
-#             [--hang-hook PROGRAM] [--pause-at TEXT [--pause S]]
+#             [--hang-hook PROGRAM] [--revive S] [--pause-at TEXT [--pause S]]
 #             [--kernel DIR] [--out DIR]
 #             TOPOLOGY [COUNT [EXTRA KERNEL ARGS]]
 #
@@ -19,12 +19,10 @@
 # earlier one). --pause-at stops the whole VM for S seconds (3) once the
 # console printed TEXT, as a host that does not run it would. Logs:
 # OUT/TOPOLOGY-N.log (OUT: build/repeat). --timeout (seconds, default 600)
-# ends a boot that hangs. Before it ends: the --qemu-hook program, if
-# given, is run with QEMU's process id (e.g. tools/boot/qemu-state.py,
-# which reads QEMU's timers with gdb), its output in OUT/TOPOLOGY-N.qemu;
-# the vCPUs' registers are saved in OUT/TOPOLOGY-N.regs; whether the guest
-# goes on once that monitor command woke QEMU's main loop is written to
-# OUT/TOPOLOGY-N.revive. KERNEL: build/kunit-arm64.
+# ends a boot that hangs, after what the comment above boot() lists
+# (--qemu-hook, e.g. tools/boot/qemu-state.py, which reads QEMU's timers
+# with gdb; --hang-hook; whether the guest goes on within --revive seconds,
+# default 20, of a monitor command). KERNEL: build/kunit-arm64.
 set -uo pipefail
 . "$(dirname "$0")/../lib/common.sh"
 help_on_request "$@"
@@ -39,6 +37,7 @@ while [ $# -gt 0 ]; do
 	--qemu) qemu_more=$2 ;;
 	--pause-at) pause_at=$2 ;;
 	--pause) pause=$2 ;;
+	--revive) revive=$2 ;;
 	--kernel) kernel=$2 ;;
 	--out) out=$2 ;;
 	*) break ;;
@@ -65,31 +64,45 @@ for ((i = 0; i < ${#qemu_args[@]}; i++)); do
 	[ "${qemu_args[i]}" != -smp ] || cpus=${qemu_args[i + 1]}
 done
 
-# A boot that outlives the time limit has its vCPUs' registers saved to
-# NAME-N.regs (QEMU monitor "info registers -a"), then the hang hook, if
-# given, is run (at most 120 s) with the boot's gdbstub socket, vmlinux and
-# CPU count, its output in NAME-N.hang (e.g. tools/boot/hang-timers.sh,
-# which reads the vCPUs' timers), and the boot is ended. timeout(1) bounds QEMU as well, should
-# this script be killed first.
+# A boot that outlives the time limit: if its console grew in the last
+# 5 s, it is noted as still running at the limit (NAME-N.revive) and ended.
+# Otherwise it stopped: the --qemu-hook program reads QEMU's own state
+# (NAME-N.qemu), the vCPUs' registers are saved (NAME-N.regs, monitor
+# "info registers -a"), the --hang-hook program, if given, runs (at most
+# 120 s) with the boot's gdbstub socket, vmlinux and CPU count (NAME-N.hang,
+# e.g. tools/boot/hang-timers.sh, which reads the vCPUs' timers), and then
+# NAME-N.revive says whether the guest went on in the --revive seconds
+# after the monitor's command woke QEMU's main loop; then the boot is
+# ended. timeout(1) bounds QEMU as well, should this script be killed
+# first.
 boot() { # <n>
 	local log="$out/$name-$1.log" mon="$out/$name-$1.mon" gdb="$out/$name-$1.gdb"
-	local pid t=0
+	local pid watcher='' t=0 size
 	rm -f "$mon" "$gdb"
 	timeout -k 10 $((limit + 300)) "${qemu_args[@]}" \
 		-monitor "unix:$mon,server=on,wait=off" \
 		-gdb "unix:$gdb,server=on,wait=off" < /dev/null > "$log" 2>&1 &
 	pid=$!
 	# Ended (the script stopped): QEMU too, through timeout(1).
-	trap 'kill "$pid" 2>/dev/null' TERM
+	trap 'kill "$pid" $watcher 2>/dev/null' TERM
 	if [ -n "$pause_at" ]; then
 		# A host that stops running the guest: the whole VM paused.
-		timeout $((limit + 300)) bash -c 'until grep -q -F -- "$2" "$1"; do sleep 0.02; done &&
+		bash -c 'until grep -q -F -- "$2" "$1"; do
+				kill -0 "$6" 2>/dev/null || exit 0; sleep 0.02; done &&
 			"$3" "$4" stop && sleep "$5" && "$3" "$4" cont' _ \
-			"$log" "$pause_at" "$top/tools/boot/qemu-monitor.py" "$mon" "$pause" > /dev/null 2>&1 &
+			"$log" "$pause_at" "$top/tools/boot/qemu-monitor.py" "$mon" "$pause" "$pid" \
+			> /dev/null 2>&1 &
+		watcher=$!
 	fi
 	while kill -0 "$pid" 2> /dev/null; do
 		if [ $t -ge "$limit" ]; then
-			local size
+			size=$(stat -c %s "$log")
+			sleep 5
+			if [ "$(stat -c %s "$log")" -gt "$size" ]; then
+				echo "still running at the time limit ($limit s)" > "$out/$name-$1.revive"
+				kill "$pid"
+				break
+			fi
 			size=$(stat -c %s "$log")
 			echo "stopped after console line $(wc -l < "$log"): $(tail -1 "$log" | tr -d '\r')" \
 				> "$out/$name-$1.revive"
@@ -99,18 +112,17 @@ boot() { # <n>
 					> "$out/$name-$1.qemu" 2>&1
 			"$top/tools/boot/qemu-monitor.py" "$mon" "info registers -a" \
 				> "$out/$name-$1.regs" 2>&1
-			# The monitor's command (and gdb's attach) woke QEMU's main
-			# loop: does the guest go on? (A timer that nothing armed
-			# would now be.)
+			[ -z "$hook" ] ||
+				timeout 120 "$hook" "$gdb" "$kernel/vmlinux" "$cpus" \
+					> "$out/$name-$1.hang" 2>&1
+			# The monitor's command woke QEMU's main loop: does the
+			# guest go on? (A timer that nothing armed would now be.)
 			sleep "$revive"
 			if [ "$(stat -c %s "$log")" -gt "$size" ]; then
 				echo "the guest went on after QEMU's main loop was woken" >> "$out/$name-$1.revive"
 			else
 				echo "the guest stayed stopped for ${revive} s after QEMU's main loop was woken" >> "$out/$name-$1.revive"
 			fi
-			[ -z "$hook" ] ||
-				timeout 120 "$hook" "$gdb" "$kernel/vmlinux" "$cpus" \
-					> "$out/$name-$1.hang" 2>&1
 			kill "$pid"
 			break
 		fi
@@ -118,6 +130,7 @@ boot() { # <n>
 		t=$((t + 1))
 	done
 	wait "$pid"
+	[ -z "$watcher" ] || { kill "$watcher" 2> /dev/null; wait "$watcher" 2> /dev/null; }
 	rm -f "$mon" "$gdb"
 	"$top/tools/report/idle-report.py" --failed "$log" > "$out/$name-$1.checks" 2>&1
 }

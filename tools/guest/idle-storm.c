@@ -10,8 +10,10 @@
  * storm_seconds (an environment variable from the kernel's command line,
  * 20 by default) it prints "idle-storm: done" and powers off.
  *
- * It needs no driver of the series: it reproduces, on any arm64 kernel,
- * a QEMU that leaves every vCPU halted with a guest timer armed.
+ * It needs no driver of the series: it is meant to reproduce, on any arm64
+ * kernel, a QEMU that leaves every vCPU halted with a guest timer armed
+ * (it has not yet: docs/reliability.md). A storm thread whose CPU goes
+ * offline is moved by the kernel and stays unbound.
  */
 #define _GNU_SOURCE
 #include <pthread.h>
@@ -102,7 +104,7 @@ static int set_online(long cpu, int online)
 
 static volatile int storming = 1;
 
-/* CPU hotplug, on a CPU the storm threads are not bound to. */
+/* CPU hotplug of CPUs 1 to @ncpus - 1, every 20 ms. */
 static void *hotplug(void *arg)
 {
 	long ncpus = (long)arg, changes = 0;
