@@ -48,8 +48,8 @@ boot() { # <name> <cpus> [kernel] [extra command line]
 		local want=${4:-}
 		want=${want#genpd.cpu_policy=}
 		grep -A1 '^# cat /sys/module/genpd/parameters/cpu_policy' "$log" |
-			grep -q "^${want:-timers}" ||
-			die "${log#"$top"/}: the kernel did not run the ${want:-timers} policy"
+			grep -q "^${want:-pending}" ||
+			die "${log#"$top"/}: the kernel did not run the ${want:-pending} policy"
 	fi
 	printf '%-8s %s\n' "$1" "$(grep -o 'genpd-gov-bench: cpus=.*' "$log" | tr -d '\r')"
 }

@@ -15,7 +15,7 @@ mean [min-max]. The phases run between the workload's dumps:
     steady   "start" to "before hotplug": idle, periodic timers, bursts
     hotplug  "before hotplug" to "before s2idle": one CPU, one cluster,
              then a 10 s storm of CPU hotplug
-    s2idle   "before s2idle" to "end": 2 s of suspend-to-idle
+    s2idle   "before s2idle" to "end": suspend-to-idle (2 s, longer if retried)
 """
 import argparse
 import os
