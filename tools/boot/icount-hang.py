@@ -23,7 +23,6 @@ import argparse
 import dataclasses
 import os
 import shlex
-import socket
 import subprocess
 import sys
 import tempfile
@@ -34,20 +33,8 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.realpath(__file__)), "..
 from harness import BUILD, TOOLS, die, note, rel  # noqa: E402
 from harness import boot as boots  # noqa: E402
 from harness import machine as qemu  # noqa: E402
+from harness import monitor  # noqa: E402
 from harness import topology  # noqa: E402
-
-
-def monitor(path, command):
-    """Send @command to the monitor at @path; True when it answered."""
-    try:
-        with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as s:
-            s.settimeout(5)
-            s.connect(path)
-            s.sendall(command.encode() + b"\n")
-            s.recv(4096)
-        return True
-    except OSError:
-        return False
 
 
 def one_boot(n, argv, out, seconds, stall):
@@ -70,7 +57,10 @@ def one_boot(n, argv, out, seconds, stall):
                     return "still running at the limit", last_line(log)
             elif time.monotonic() - since > stall:
                 last = last_line(log)
-                monitor(mon, "info status")
+                try:
+                    monitor.send(mon, ["info status"], wait=1)
+                except OSError:
+                    pass
                 time.sleep(stall)
                 went_on = os.path.getsize(log) > size
                 return ("stopped, went on once woken" if went_on else "stopped"), last

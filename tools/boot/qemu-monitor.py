@@ -6,9 +6,11 @@ it answers, e.g. the registers of every vCPU of a boot that hangs:
     qemu-monitor.py build/repeat/osi-2x2-3.mon "info registers -a"
 """
 import argparse
-import socket
+import os
 import sys
-import time
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.realpath(__file__)), ".."))
+from harness import monitor  # noqa: E402
 
 
 def main():
@@ -16,28 +18,10 @@ def main():
     ap.add_argument("socket", help="the monitor's Unix socket")
     ap.add_argument("commands", nargs="+", metavar="COMMAND", help="monitor commands")
     args = ap.parse_args()
-    sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     try:
-        sock.connect(args.socket)
+        sys.stdout.write(monitor.send(args.socket, args.commands))
     except OSError as err:
-        sys.exit(f"qemu-monitor.py: cannot connect to {args.socket}: {err}")
-    sock.settimeout(2)
-    out = b""
-    for cmd in args.commands:
-        sock.sendall(cmd.encode() + b"\n")
-        end = time.time() + 5
-        while time.time() < end:
-            try:
-                chunk = sock.recv(65536)
-            except socket.timeout:
-                break
-            if not chunk:
-                break
-            out += chunk
-    # The monitor echoes what it is sent with terminal escapes: drop that.
-    text = out.decode(errors="replace").replace("\r", "")
-    sys.stdout.write("".join(line for line in text.splitlines(True)
-                             if "\x1b" not in line))
+        sys.exit(f"qemu-monitor.py: cannot talk to {args.socket}: {err}")
 
 
 if __name__ == "__main__":

@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0
 """The test harness' shared Python: where things are (this module), the
-QEMU machine (machine) and the boots on it (boot), KTAP output (ktap),
+QEMU machine (machine), the boots on it (boot) and its monitor
+(monitor), KTAP output (ktap),
 topology sources (topology), device trees read with pylibfdt (fdt) and
 the board extractor (dtidle), the idle workload's console (workload), the
 kernel's own KUnit tool (kunit) and the policy over a run's results
