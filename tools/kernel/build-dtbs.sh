@@ -11,6 +11,9 @@ help_on_request "$@"
 
 out="$build/dtbs"
 if [ "${1:-}" = --out ]; then out=$2; shift 2; fi
+# kbuild runs in the tree (make -C), which would take a relative O= as
+# its own: make it absolute.
+out=$(realpath -m "$out")
 [ $# -ge 1 ] || die "usage: build-dtbs.sh [--out DIR] VENDOR/BOARD.dtb..."
 [ -d "$tree/.git" ] || die "no build/linux: run make tree first"
 mkdir -p "$out"
