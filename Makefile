@@ -43,6 +43,8 @@ TRACES ?=
 
 variant_kernel = $(KERNEL)$(if $(VARIANT),-$(VARIANT))
 variant_sfx = $(if $(VARIANT),-$(VARIANT))
+# The debug kernel boots on the debug machine (tools/harness/machine.py).
+variant_machine = $(if $(filter debug,$(VARIANT)),--machine debug)
 ensure_tree = @$(T)/series/make-tree.sh --ensure
 build_kernel = @$(T)/kernel/build-kernel.py
 run = @$(T)/run/runner.py --jobs $(BOOT_JOBS)
@@ -97,18 +99,18 @@ test-debug: deps ## make test on the debug kernel (lockdep, KASAN, UBSAN, KFENCE
 	$(ensure_tree)
 	$(build_kernel) --variant debug
 	$(run) --list kunit/checks/test --kernel $(KERNEL)-debug --out $(RESULTS)/test-debug \
-		--suites kunit/suites
+		--suites kunit/suites --machine debug
 
 test-boards: deps ## boot the in-tree board corpus and the hand-written boards (kunit/checks/boards)
 	$(ensure_tree)
 	$(build_kernel) $(if $(VARIANT),--variant $(VARIANT))
 	$(run) --list kunit/checks/boards --kernel $(variant_kernel) \
-		--out $(RESULTS)/boards$(variant_sfx)
+		--out $(RESULTS)/boards$(variant_sfx) $(variant_machine)
 
 check-dt: deps ## check a board's idle topology in QEMU and print the report (DTB=board.dtb)
 	$(ensure_tree)
 	$(build_kernel) $(if $(VARIANT),--variant $(VARIANT))
-	@$(T)/dt/check-dt.sh --kernel $(variant_kernel) --out build/check-dt$(variant_sfx) \
+	@$(T)/dt/check-dt.sh --kernel $(variant_kernel) --out build/check-dt$(variant_sfx) $(variant_machine) \
 		$(or $(DTB),$(error DTB=board.dtb is needed; make dtbs DTBS=qcom/sdm845-db845c.dtb builds build/dtbs/arch/arm64/boot/dts/qcom/sdm845-db845c.dtb))
 
 dtbs: deps ## build board DTBs from the tree into build/dtbs (DTBS=...)

@@ -1,12 +1,12 @@
 #!/usr/bin/python3
 # SPDX-License-Identifier: GPL-2.0
-"""Boot a built kernel on the test machine of harness/machine.py, or print
-the command without booting.
+"""Boot a built kernel on a machine of harness/machine.py (--machine: test,
+the default, or debug), or print the command without booting.
 
     boot.py [--topology NAME|FILE --dtb OUT.dtb] [--kernel DIR|IMAGE]
             [--initrd FILE | --no-initrd] [--no-kunit] [--cmdline ARGS | --append ARGS]
             [--cpus N] [--gic 2|3] [--memory MIB] [--secure --bios FILE]
-            [--qemu OPTIONS]
+            [--qemu OPTIONS] [--machine NAME]
             (--print | --argv | --log FILE [--timeout S])
 
 With a topology (kunit/topologies/NAME.dtsi or a file), its header gives
@@ -49,6 +49,8 @@ def main():
     ap.add_argument("--secure", action="store_true", help="EL3 and secure memory (secure=on)")
     ap.add_argument("--bios", default="", help="firmware at EL3 (needs --secure)")
     ap.add_argument("--qemu", default="", help="more QEMU options")
+    ap.add_argument("--machine", default="test", choices=sorted(qemu.MACHINES),
+                    help="the base machine (harness/machine.py; default test)")
     ap.add_argument("--arch", default="arm64", choices=("arm64", "x86_64"),
                     help="x86_64: the PC of make x86 (with --append, without a topology)")
     how = ap.add_mutually_exclusive_group(required=True)
@@ -59,8 +61,9 @@ def main():
     args = ap.parse_args()
 
     try:
-        base = qemu.Machine(gic=args.gic, secure=args.secure, bios=args.bios, memory=args.memory,
-                            extra=tuple(shlex.split(args.qemu)))
+        base = dataclasses.replace(qemu.MACHINES[args.machine], gic=args.gic,
+                                   secure=args.secure, bios=args.bios, memory=args.memory,
+                                   extra=tuple(shlex.split(args.qemu)))
         if args.cpus:
             base = dataclasses.replace(base, cpus=args.cpus)
         initrd = None if args.no_initrd else args.initrd

@@ -9,7 +9,7 @@ taskstats check (tools/boot/taskstats.sh), whose busy threads run on CPUs
 tick, each case of the suite as "nohz_full: SUITE.CASE", and the
 taskstats check as a subtest.
 
-    nohz-full.py --kernel DIR --out DIR --consoles DIR
+    nohz-full.py --kernel DIR --out DIR --consoles DIR [--machine NAME]
 
 The consoles go to CONSOLES/nohz_full_suite.log and nohz_full_taskstats.log.
 """
@@ -19,7 +19,7 @@ import subprocess
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.realpath(__file__)), ".."))
-from harness import TOOLS, rel, kunit, proc  # noqa: E402
+from harness import TOOLS, rel, kunit, machine, proc  # noqa: E402
 from harness.ktap import Ktap  # noqa: E402
 
 CPUS = "1-3"
@@ -30,6 +30,8 @@ def main():
     ap.add_argument("--kernel", required=True, help="the test kernel's build directory")
     ap.add_argument("--out", required=True, help="where this check's files go")
     ap.add_argument("--consoles", required=True, help="where the consoles go")
+    ap.add_argument("--machine", default="test", choices=sorted(machine.MACHINES),
+                    help="the machine (harness/machine.py; default test)")
     args = ap.parse_args()
     os.makedirs(args.out, exist_ok=True)
     os.makedirs(args.consoles, exist_ok=True)
@@ -37,7 +39,8 @@ def main():
     console = os.path.join(args.consoles, "nohz_full_suite.log")
     log = os.path.join(args.out, "kunit.py.log")
     lines, _ = kunit.exec_suites(args.kernel, console, [f"--kernel_args=nohz_full={CPUS}",
-                                                         "cputime_scaled"], log=log)
+                                                         "cputime_scaled"],
+                                    log=log, machine=args.machine)
     # The suite's cases, as the kernel's parser reads the console.
     cases = [(path[0], ".".join(path[1:]), t.status.name)
              for path, t in kunit.leaves(kunit.parse(lines))]
@@ -47,7 +50,8 @@ def main():
         rc = proc.run([os.path.join(TOOLS, "boot", "taskstats.sh"), "--kernel", args.kernel,
                        "--out", os.path.join(args.out, "taskstats"),
                        "--name", "taskstats-nohz-full", "--cmdline", f"nohz_full={CPUS}",
-                       "--console", os.path.join(args.consoles, "nohz_full_taskstats.log")],
+                       "--console", os.path.join(args.consoles, "nohz_full_taskstats.log"),
+                       "--machine", args.machine],
                       group=True, stdout=f, stdin=subprocess.DEVNULL)
     with open(ktap) as f:
         taskstats = f.read().splitlines()

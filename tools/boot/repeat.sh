@@ -7,14 +7,15 @@
 # For races that show in one boot of many; not part of `make test`.
 # Exits non-zero when any boot had an invalid request or a failed check.
 #
-#   repeat.sh [-j JOBS] [--timeout S] [--qemu "OPTIONS"] [--qemu-hook PROGRAM]
+#   repeat.sh [-j JOBS] [--timeout S] [--machine NAME] [--qemu "OPTIONS"] [--qemu-hook PROGRAM]
 #             [--hang-hook PROGRAM] [--revive S] [--pause-at TEXT [--pause S]]
 #             [--kernel DIR] [--out DIR]
 #             TOPOLOGY [COUNT [EXTRA KERNEL ARGS]]
 #
 # TOPOLOGY is a name of kunit/topologies/ or the path of a topology source,
 # such as a board's build/results/boards/boards/NAME.dtsi that make
-# test-boards extracted. e.g. repeat.sh osi-2x4-system 20. --qemu adds
+# test-boards extracted. e.g. repeat.sh osi-2x4-system 20. --machine: a
+# machine of harness/machine.py (test; debug for the debug kernel). --qemu adds
 # QEMU options after the topology's (QEMU merges a later -icount into an
 # earlier one). --pause-at stops the whole VM for S seconds (3) once the
 # console printed TEXT, as a host that does not run it would. Logs:
@@ -27,7 +28,7 @@ set -uo pipefail
 . "$(dirname "$0")/../lib/common.sh"
 help_on_request "$@"
 
-jobs=2 limit=600 revive=20 hook='' qemu_hook='' qemu_more='' pause_at='' pause=3 kernel=$(kernel_dir) out="$build/repeat"
+jobs=2 limit=600 revive=20 hook='' qemu_hook='' qemu_more='' pause_at='' pause=3 kernel=$(kernel_dir) out="$build/repeat" machine=test
 while [ $# -gt 0 ]; do
 	case $1 in
 	-j) jobs=$2 ;;
@@ -35,6 +36,7 @@ while [ $# -gt 0 ]; do
 	--hang-hook) hook=$2 ;;
 	--qemu-hook) qemu_hook=$2 ;;
 	--qemu) qemu_more=$2 ;;
+	--machine) machine=$2 ;;
 	--pause-at) pause_at=$2 ;;
 	--pause) pause=$2 ;;
 	--revive) revive=$2 ;;
@@ -57,7 +59,7 @@ mkdir -p "$out"
 rm -f "$out/$name"-[0-9]*.{log,checks,regs,hang,revive,qemu}
 mapfile -t qemu_args < <("$top/tools/boot/boot.py" --argv --topology "$topology" \
 	--dtb "$out/$name.dtb" --kernel "$kernel" --initrd "$out/guest/initramfs.cpio" \
-	--cmdline "$extra" ${qemu_more:+--qemu "$qemu_more"})
+	--cmdline "$extra" --machine "$machine" ${qemu_more:+--qemu "$qemu_more"})
 [ ${#qemu_args[@]} -gt 0 ] || die "cannot graft or boot $topology"
 # The boot's CPU count, for the hang hook.
 for ((i = 0; i < ${#qemu_args[@]}; i++)); do

@@ -1,8 +1,8 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # End-to-end check of frequency-scaled CPU time: boot a built kernel
-# (KUnit off) on the test machine with 4 CPUs, tools/guest/taskstats-check.c
-# as init and the tree's tools/accounting/getdelays.c beside it. QEMU has
+# (KUnit off) on the harness' machine (--machine: test, or debug) with 4
+# CPUs, tools/guest/taskstats-check.c as init and the tree's tools/accounting/getdelays.c beside it. QEMU has
 # no activity counters, so scaled time must equal CPU time exactly, per
 # thread and per thread group, in taskstats and in getdelays' columns.
 # Prints KTAP, each result named NAME: ... (default taskstats). With
@@ -11,12 +11,13 @@
 # with VIRT_CPU_ACCOUNTING_GEN.
 #
 #   taskstats.sh --kernel DIR --out DIR --console FILE [--name NAME] [--cmdline ARGS]
+#                [--machine NAME]
 set -uo pipefail
 . "$(dirname "$0")/../lib/common.sh"
 help_on_request "$@"
 . "$top/tools/lib/ktap.sh"
 
-name=taskstats cmdline=
+name=taskstats cmdline= machine=test
 while [ $# -gt 0 ]; do
 	case $1 in
 	--kernel) kernel=$2 ;;
@@ -24,7 +25,8 @@ while [ $# -gt 0 ]; do
 	--console) log=$2 ;;
 	--name) name=$2 ;;
 	--cmdline) cmdline=$2 ;;
-	*) die "usage: taskstats.sh --kernel DIR --out DIR --console FILE [--name NAME] [--cmdline ARGS]" ;;
+	--machine) machine=$2 ;;
+	*) die "usage: taskstats.sh --kernel DIR --out DIR --console FILE [--name NAME] [--cmdline ARGS] [--machine NAME]" ;;
 	esac
 	shift 2
 done
@@ -45,8 +47,8 @@ for opt in "${want[@]}"; do
 done
 check $ok "the kernel has ${want[*]/#/CONFIG_}"
 
-"$top/tools/boot/boot.py" --kernel "$kernel" --cpus 4 --no-kunit --initrd "$out/initramfs.cpio" \
-	--cmdline "$cmdline" --log "$log" --timeout 120
+"$top/tools/boot/boot.py" --kernel "$kernel" --machine "$machine" --cpus 4 --no-kunit \
+	--initrd "$out/initramfs.cpio" --cmdline "$cmdline" --log "$log" --timeout 120
 rc=$?
 tr -d '\r' < "$log" > "$out/boot.txt"
 grep -q '^taskstats-check: done' "$out/boot.txt"

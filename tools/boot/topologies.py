@@ -15,13 +15,15 @@ subtest per topology, in the order given, with these results:
     the PSCI checker...).
 
     topologies.py --kernel DIR --out DIR --consoles DIR [--label PREFIX]
-                  [--guest DIR] [--suites FILE] [--jobs N] TOPOLOGY...
+                  [--guest DIR] [--suites FILE] [--jobs N] [--machine NAME]
+                  TOPOLOGY...
 
 Each console goes to CONSOLES/PREFIXNAME.log (PREFIX: topology_ by
 default), the grafted tree to OUT/NAME.dtb and the QEMU command, one
 argument a line, to OUT/NAME.argv; the workload is built into GUEST
 (default OUT/guest). --jobs boots at a time (default 2, one per core
-here).
+here). --machine: a machine of harness/machine.py's MACHINES (default
+test; debug for the debug kernel).
 """
 import argparse
 import concurrent.futures
@@ -31,7 +33,7 @@ import sys
 import traceback
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.realpath(__file__)), ".."))
-from harness import die, boot, kunit, proc, topology, words, workload  # noqa: E402
+from harness import die, boot, kunit, machine, proc, topology, words, workload  # noqa: E402
 from harness.ktap import Ktap  # noqa: E402
 
 BOOT_TIMEOUT = 600
@@ -58,7 +60,8 @@ def boot_one(topo, args, initrd):
         if os.path.exists(stale):
             os.unlink(stale)
     try:
-        argv = boot.topology_command(topo, args.kernel, dtb, initrd)
+        argv = boot.topology_command(topo, args.kernel, dtb, initrd,
+                                     base=machine.MACHINES[args.machine])
         with open(command, "w") as f:
             f.write("\n".join(argv) + "\n")
         out.append((True, f"{n}: grafted onto QEMU's tree without new dtc warnings", []))
@@ -103,6 +106,8 @@ def main():
     ap.add_argument("--guest", help="where the workload's initramfs is built (OUT/guest)")
     ap.add_argument("--suites", help="the KUnit suites that must pass, one a line")
     ap.add_argument("--jobs", type=int, default=2, help="boots at a time")
+    ap.add_argument("--machine", default="test", choices=sorted(machine.MACHINES),
+                    help="the machine (harness/machine.py; default test)")
     ap.add_argument("topologies", nargs="+", metavar="TOPOLOGY")
     args = ap.parse_args()
     args.suites = len(words(args.suites)) if args.suites else 0

@@ -10,12 +10,18 @@
 # when one fails, 2 when the tree cannot be checked (the message names the
 # node).
 #
-#   check-dt.sh --kernel DIR --out DIR BOARD.dtb      (make check-dt DTB=BOARD.dtb)
+#   check-dt.sh --kernel DIR --out DIR [--machine NAME] BOARD.dtb
+#                                   (make check-dt DTB=BOARD.dtb)
 set -uo pipefail
 . "$(dirname "$0")/../lib/common.sh"
 help_on_request "$@"
 
-usage="usage: check-dt.sh --kernel DIR --out DIR BOARD.dtb"
+usage="usage: check-dt.sh --kernel DIR --out DIR [--machine NAME] BOARD.dtb"
+machine=test
+if [ $# -eq 7 ] && [ "${5:-}" = --machine ]; then
+	machine=$6
+	set -- "$1" "$2" "$3" "$4" "$7"
+fi
 [ $# -eq 5 ] && [ "$1" = --kernel ] && [ "$3" = --out ] || die "$usage"
 kernel=$2 out=$4 dtb=$5
 [ -f "$dtb" ] || die "$dtb: no such file"
@@ -31,6 +37,6 @@ rc=$?
 [ $rc -eq 0 ] || [ $rc -eq 2 ] || die "tools/dt/idle-topology.py failed (exit $rc): a bug of the tool, not of the tree"
 [ $rc -eq 0 ] || exit 2
 note "booting $name's idle topology with the firmware model and the workload"
-"$top/tools/boot/topologies.py" --kernel "$kernel" --out "$out" --consoles "$out" --label "" \
-	--suites "$top/kunit/suites" "$out/$name.dtsi" > "$out/$name.ktap"
+"$top/tools/boot/topologies.py" --kernel "$kernel" --machine "$machine" --out "$out" \
+	--consoles "$out" --label "" --suites "$top/kunit/suites" "$out/$name.dtsi" > "$out/$name.ktap"
 "$top/tools/report/check-dt-report.py" "$dtb" "$out/$name.dtsi" "$out/$name.log" "$out/$name.ktap"

@@ -9,6 +9,7 @@ import subprocess
 import sys
 
 from . import BUILD, PYTHON, TOP, TREE, proc
+from .machine import MACHINES
 
 # The test kernel's build directory (of a variant: debug, trace).
 TEST_KERNEL = os.path.join(BUILD, "kunit-arm64")
@@ -18,6 +19,11 @@ def kernel_dir(variant=None):
     return TEST_KERNEL + (f"-{variant}" if variant else "")
 
 QEMU_CONFIG = os.path.join(TOP, "kunit", "qemu_configs", "arm64_smp8.py")
+# kunit.py's QEMU config of each machine of harness/machine.py:
+# arm64_smp8.py for "test", arm64_smp8_NAME.py for the others.
+QEMU_CONFIGS = {name: QEMU_CONFIG if name == "test" else
+                os.path.join(TOP, "kunit", "qemu_configs", f"arm64_smp8_{name}.py")
+                for name in MACHINES}
 # The test kernel's configuration: the series' own .kunitconfig files
 # (those that exist in the tree at hand) and the harness' fragment.
 SERIES_KUNITCONFIGS = ("drivers/base/power", "drivers/cpuidle",
@@ -29,14 +35,14 @@ def tool_dir(tree=TREE):
     return os.path.join(tree, "tools", "testing", "kunit")
 
 
-def command(subcommand, kernel, tree=TREE, kunitconfigs=()):
-    """kunit.py SUBCOMMAND for arm64 on the test machine, building into
-    or running from @kernel; run it with cwd=@tree."""
+def command(subcommand, kernel, tree=TREE, kunitconfigs=(), machine="test"):
+    """kunit.py SUBCOMMAND for arm64 on @machine (harness/machine.py),
+    building into or running from @kernel; run it with cwd=@tree."""
     argv = [PYTHON, os.path.join(tool_dir(tree), "kunit.py"), subcommand]
     if subcommand == "parse":
         return argv
     argv += ["--arch=arm64", "--cross_compile=aarch64-linux-gnu-",
-             f"--qemu_config={QEMU_CONFIG}", f"--build_dir={kernel}"]
+             f"--qemu_config={QEMU_CONFIGS[machine]}", f"--build_dir={kernel}"]
     return argv + [f"--kunitconfig={k}" for k in kunitconfigs]
 
 
@@ -68,12 +74,13 @@ def parse(lines, tree=TREE):
     return kp.parse_run_tests(line if line.endswith("\n") else line + "\n" for line in lines)
 
 
-def exec_suites(kernel, console, args=(), tree=TREE, log=None):
-    """kunit.py exec of @kernel on the test machine with @args, the whole
+def exec_suites(kernel, console, args=(), tree=TREE, log=None, machine="test"):
+    """kunit.py exec of @kernel on @machine with @args, the whole
     console (--raw_output=all: kunit.py's own lines and the kernel's)
     into @console; kunit.py's standard error into @log. Returns the
     console's lines and kunit.py's exit status."""
-    argv = command("exec", kernel, tree) + ["--timeout=600", "--raw_output=all"] + list(args)
+    argv = command("exec", kernel, tree, machine=machine) + ["--timeout=600",
+                                                            "--raw_output=all"] + list(args)
     # kunit.py does not pass a signal on to its QEMU: both go in a
     # process group of their own, ended whole (harness/proc.py).
     with open(console, "w") as out, open(log or os.devnull, "w") as err:

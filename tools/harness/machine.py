@@ -1,15 +1,17 @@
 # SPDX-License-Identifier: GPL-2.0
 """The QEMU machine every boot of the harness runs on, defined once.
 
-kunit.py's QEMU config (kunit/qemu_configs/arm64_smp8.py) is built from
-TEST_MACHINE; the topology boots, the demo, the graft's dumpdtb, the
+kunit.py's QEMU configs (kunit/qemu_configs/arm64_smp8.py, and
+arm64_smp8_debug.py for the debug kernel) are built from TEST_MACHINE and
+DEBUG_MACHINE; the topology boots, the demo, the graft's dumpdtb, the
 benchmarks and the LAVA job build their commands with Machine.command(),
 so that they all boot the machine kunit.py boots:
 
     qemu-system-aarch64 -nodefaults -m MEMORY -kernel K -append CMDLINE
         -no-reboot -nographic -serial stdio
         -machine virt[,gic-version=3][,secure=on] -cpu cortex-a57 -smp N
-        -rtc clock=vm [-bios FIRMWARE] [EXTRA...] [-initrd I] [-dtb D]
+        -rtc clock=vm [-accel tcg,thread=single] [-bios FIRMWARE]
+        [EXTRA...] [-initrd I] [-dtb D]
 
 The first two lines are kunit.py's own (kunit_kernel.py starts QEMU so,
 with -m 1024); the rest is this definition's. QEMU's virt machine has GICv2
@@ -23,6 +25,11 @@ host's: a guest that QEMU stops, or that runs under -icount, sees its
 alarm after the guest time it asked for. (Without icount the guest's time
 is the host's while it runs, so a host that merely runs it slowly is not
 helped.)
+
+Two machines are named (MACHINES, topologies.py --machine): "test", on
+which QEMU runs each vCPU in a host thread of its own (multi-threaded
+TCG), and "debug", the same machine with all vCPUs in one host thread,
+for the debug kernel; DEBUG_MACHINE says why.
 """
 import dataclasses
 
@@ -52,6 +59,7 @@ class Machine:
     gic: int = 0            # 0: GICv2 up to 8 CPUs, GICv3 above
     secure: bool = False    # EL3, for firmware given as bios
     bios: str = ""
+    single_thread: bool = False  # all vCPUs in one host thread (TCG thread=single)
     extra: tuple = ()       # further options, e.g. ("-icount", "shift=0")
 
     def __post_init__(self):
@@ -80,6 +88,8 @@ class Machine:
         """The options after kunit.py's own: machine, CPUs, firmware, extra."""
         args = ["-machine", self.machine_option(), "-cpu", self.cpu, "-smp", str(self.cpus),
                 "-rtc", "clock=vm"]
+        if self.single_thread:
+            args += ["-accel", "tcg,thread=single"]
         if self.bios:
             args += ["-bios", self.bios]
         return args + list(self.extra)
@@ -132,6 +142,8 @@ class Machine:
                                "qemu job does not deploy")
         extra = ["-nodefaults", "-no-reboot", "-serial stdio", f"-smp {self.cpus}",
                  "-rtc clock=vm"]
+        if self.single_thread:
+            extra.append("-accel tcg,thread=single")
         if self.extra:
             extra.append(" ".join(self.extra))
         return {"arch": "arm64", "memory": self.memory, "machine": self.machine_option(),
@@ -143,6 +155,18 @@ class Machine:
 # suites can attach CPUs 0-3 to CPU, cluster and system PM domains and
 # run OS-initiated sequences on a cluster of eight.
 TEST_MACHINE = Machine()
+
+# The machine of every boot of the debug kernel: the test machine with all
+# vCPUs in one host thread. With a host thread per vCPU, QEMU translates
+# WFE as a no-op (target/arm/translate-a64.c), so vCPUs that wait for a
+# spinlock keep their threads busy; more of them than host cores starve
+# the vCPU that holds the lock, and the debug kernel's long lock sections
+# turn that into RCU stalls (docs/reliability.md). In one thread WFE
+# yields to the next vCPU. The test kernel keeps a thread per vCPU, so
+# that its OS-initiated races run on vCPUs that run at once.
+DEBUG_MACHINE = dataclasses.replace(TEST_MACHINE, single_thread=True)
+
+MACHINES = {"test": TEST_MACHINE, "debug": DEBUG_MACHINE}
 
 # The x86-64 machine of make x86 (the scaled CPU time suite on x86): QEMU's
 # default PC, two CPUs, the serial console.

@@ -3,10 +3,11 @@
 """LAVA jobs for the series' tests (docs/lab.md).
 
   lava-jobs.py write --out DIR [--kernel DIR] [--initrd FILE] [--topology NAME]
-                     [--base-url URL]
+                     [--machine NAME] [--base-url URL]
       Writes into DIR the three jobs and the QEMU job's artifacts:
-        qemu-TOPOLOGY.yaml  LAVA's "qemu" device type boots the test kernel
-                            on a topology (default osi-1x4) with the
+        qemu-TOPOLOGY.yaml  LAVA's "qemu" device type boots the kernel on
+                            a topology (default osi-1x4) and a machine
+                            (default test) with the
                             command our own topology boot runs
                             (harness/boot.py on harness/machine.py); its
                             monitors turn the KUnit suites' KTAP and the
@@ -423,6 +424,7 @@ def write_jobs(args):
                     os.path.join(arts, "initramfs.cpio"))
         run = boot.topology_boot(topo, kernel, os.path.join(arts, f"{topo.name}.dtb"),
                                  os.path.join(arts, "initramfs.cpio"),
+                                 base=qemu.MACHINES[args.machine],
                                  must_exist=bool(args.kernel))
     except (topology.TopologyError, boot.BootError) as err:
         die(str(err))
@@ -453,6 +455,8 @@ def main():
     w.add_argument("--kernel", help="the test kernel's build directory")
     w.add_argument("--initrd", help="the initramfs (default: the idle workload, built)")
     w.add_argument("--topology", default="osi-1x4")
+    w.add_argument("--machine", default="test", choices=sorted(qemu.MACHINES),
+                   help="the machine (harness/machine.py; default test)")
     w.add_argument("--base-url", default="https://lab.example.org/artifacts/hierarchical-idle")
     v = sub.add_parser("validate")
     v.add_argument("jobs", nargs="+")

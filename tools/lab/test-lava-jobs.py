@@ -17,11 +17,13 @@
     boot's dumped figures and fails each of four broken variants.
 
     test-lava-jobs.py --kernel DIR --out DIR --console FILE --ours FILE
-                      --ours-argv FILE --initrd FILE
+                      --ours-argv FILE --initrd FILE [--machine NAME]
 
 --ours and --ours-argv are the console and the QEMU command of make
 test's boot of the job's topology (osi-1x4), --initrd the workload it
-booted; --console is where LAVA's boot of the job goes.
+booted, --machine the machine of harness/machine.py it booted on (test;
+debug for the debug kernel); --console is where LAVA's boot of the job
+goes.
 """
 import argparse
 import filecmp
@@ -34,6 +36,7 @@ import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.realpath(__file__)), ".."))
 from harness import BUILD, TOOLS, TOP, PYTHON, rel, kunit, proc  # noqa: E402
+from harness import machine as qemu  # noqa: E402
 from harness.ktap import Ktap  # noqa: E402
 
 LAVA_JOBS = os.path.join(TOOLS, "lab", "lava-jobs.py")
@@ -128,12 +131,14 @@ def osi_checks(fake, dmesg_edit=None):
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--kernel", required=True, help="the test kernel's build directory")
+    ap.add_argument("--kernel", required=True, help="the kernel's build directory")
     ap.add_argument("--out", required=True, help="where the jobs and this check's files go")
     ap.add_argument("--console", required=True, help="where LAVA's boot's console goes")
     ap.add_argument("--ours", required=True, help="our own boot's console of the topology")
     ap.add_argument("--ours-argv", required=True, help="our own boot's QEMU command")
     ap.add_argument("--initrd", required=True, help="the workload our own boot ran")
+    ap.add_argument("--machine", default="test", choices=sorted(qemu.MACHINES),
+                    help="the machine our own boot ran on (harness/machine.py)")
     args = ap.parse_args()
     out = args.out
     os.makedirs(out, exist_ok=True)
@@ -142,7 +147,7 @@ def main():
 
     # 1. The jobs, validated (their KTAP as diagnostics).
     rc, text = run("write", "--out", out, "--kernel", args.kernel, "--initrd", args.initrd,
-                   "--topology", TOPOLOGY)
+                   "--topology", TOPOLOGY, "--machine", args.machine)
     jobs = sorted(os.path.join(out, f) for f in os.listdir(out) if f.endswith(".yaml"))
     if rc == 0:
         rc, text = run("validate", *jobs)

@@ -5,11 +5,12 @@ one KTAP stream, parsed once by the kernel's own kunit.py.
 
     runner.py --list kunit/checks/test --kernel build/kunit-arm64 \\
               --out build/results/test [--suites kunit/suites] [--filter GLOB]
-              [--only NAME...] [--timeout S] [--jobs N] [--kernel-log CONSOLE]
+              [--only NAME...] [--timeout S] [--jobs N] [--machine NAME]
+              [--kernel-log CONSOLE]
 
 A list (kunit/checks/*) has one check a line, "NAME PROGRAM ARGUMENTS...",
 in the order they run. The program "kunit.py" is the KUnit suites of the
-kernel (kunit.py exec on the test machine; --kernel-log reads a console
+kernel (kunit.py exec on --machine; --kernel-log reads a console
 of an earlier run instead); its KTAP comes first in the stream, as the
 kernel printed it, or, when it is cut short (the kernel crashed in a
 suite), as the kernel's parser read it, each suite closed. Every other
@@ -17,7 +18,9 @@ program prints KTAP on its standard output, the plan first; the runner
 nests it as subtest NAME, whose own result is the program's exit status.
 In the arguments, {kernel}, {out}, {tree} and {top} stand for the
 kernel's build directory, this run's results, the kernel tree and the
-checkout, {jobs} for --jobs (boots a check may run at a time); an argument with a "*" is a glob (relative to the checkout),
+checkout, {jobs} for --jobs (boots a check may run at a time),
+{machine} for --machine (the machine of harness/machine.py they boot);
+an argument with a "*" is a glob (relative to the checkout),
 which must match. A program runs in a process group of its own, for at
 most --timeout seconds (default 1800), and the whole group is ended when
 the runner is told to stop.
@@ -42,7 +45,7 @@ import sys
 import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.realpath(__file__)), ".."))
-from harness import TOP, TREE, die, note, rel, kunit, proc, results, words  # noqa: E402
+from harness import TOP, TREE, die, note, rel, kunit, machine, proc, results, words  # noqa: E402
 from harness.ktap import Ktap  # noqa: E402
 
 CHECK_TIMEOUT = 1800
@@ -161,13 +164,16 @@ def main():
                     help="seconds a check may take")
     ap.add_argument("--jobs", type=int, default=2,
                     help="boots a check may run at a time ({jobs} of the list; default 2)")
+    ap.add_argument("--machine", default="test", choices=sorted(machine.MACHINES),
+                    help="the machine the boots run on ({machine} of the list; default test)")
     ap.add_argument("--kernel-log", help="the kernel's console of an earlier KUnit run, "
                     "read instead of running kunit.py")
     args = ap.parse_args()
     args.kernel, args.out, args.tree = map(os.path.abspath, (args.kernel, args.out, args.tree))
 
     checks = read_list(args.list, {"kernel": args.kernel, "out": args.out,
-                                   "tree": args.tree, "top": TOP, "jobs": str(args.jobs)})
+                                   "tree": args.tree, "top": TOP, "jobs": str(args.jobs),
+                                   "machine": args.machine})
     if args.only:
         unknown = set(args.only) - {n for n, _ in checks}
         if unknown:
@@ -198,7 +204,7 @@ def main():
             note(f"running the KUnit suites in QEMU ({rel(args.kernel)})")
             log = os.path.join(args.out, "kunit.py.log")
             lines, rc = kunit.exec_suites(args.kernel, console, kargv[1:] + (
-                [args.filter] if args.filter else []), args.tree, log)
+                [args.filter] if args.filter else []), args.tree, log, machine=args.machine)
             note(f"kunit.py exec exited {rc} after {time.time() - start:.0f} s "
                  f"(console: {rel(console)})")
         planned, body, parsed, problem = kernel_part(lines, args.tree)
