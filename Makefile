@@ -183,7 +183,7 @@ x86: deps ## build the series for x86-64 (defconfig + scaled CPU time) and run i
 	$(ensure_tree)
 	@$(T)/kernel/build-x86.sh
 
-ci: ## what .ci/run does: check, test-debug, test, test-boards
+ci: ## what .ci/run does: check, test-debug, test, test-boards, test-boards VARIANT=debug
 	@.ci/run
 
 clean: ## remove every output of the tools, keep build/linux (and build/fresh-root: rm it by hand, unmounted)
