@@ -5,11 +5,11 @@
  * and back; with idle_workload.cluster=A-B on the command line, CPUs A-B,
  * a whole cluster, offline while the others work and idle, then back; a
  * hotplug storm; suspend-to-idle for 2 s, again for longer if the
- * kernel refused it because the alarm came first), with the idle statistics dumped
- * around each phase, then power off. tools/report/idle-report.py reads the
- * console log. With ftrace events enabled on the command line
- * (trace_event=, as tools/sim/record-trace.sh boots it), the steady phase's
- * trace is printed too, between "=== idle-workload: trace ===" and
+ * alarm came first), with the idle statistics dumped around each phase,
+ * then power off. tools/report/idle-report.py reads the console log.
+ * With ftrace events enabled on the command line (trace_event=, as
+ * tools/sim/record-trace.sh boots it), the steady phase's trace is printed
+ * too, between "=== idle-workload: trace ===" and
  * "=== idle-workload: trace end ===".
  */
 #define _GNU_SOURCE
@@ -20,6 +20,7 @@
 #include <string.h>
 #include <sys/mount.h>
 #include <sys/reboot.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -308,67 +309,189 @@ static long read_long(const char *path)
 	return value;
 }
 
-/* The entries into suspend-to-idle of every cpuidle state of every CPU. */
-static long s2idle_entries(void)
+#define MAX_CPUS 64
+
+/*
+ * Each CPU's entries into suspend-to-idle, over its cpuidle states, in
+ * @entries; -1 for a CPU without cpuidle. Returns the number of CPUs with
+ * cpuidle.
+ */
+static int s2idle_entries(long entries[MAX_CPUS])
 {
 	char path[96];
-	long total = 0, n;
-	int cpu, state;
+	int cpu, state, cpus = 0;
+	long n;
 
-	for (cpu = 0; cpu < 64; cpu++)
+	for (cpu = 0; cpu < MAX_CPUS; cpu++) {
+		entries[cpu] = -1;
 		for (state = 0; state < 8; state++) {
 			snprintf(path, sizeof(path),
 				 "/sys/devices/system/cpu/cpu%d/cpuidle/state%d/s2idle/usage",
 				 cpu, state);
 			n = read_long(path);
-			if (n > 0)
-				total += n;
+			if (n < 0)
+				continue;
+			if (entries[cpu] < 0) {
+				entries[cpu] = 0;
+				cpus++;
+			}
+			entries[cpu] += n;
 		}
-	return total;
+	}
+	return cpus;
+}
+
+/* The CPUs whose entries into suspend-to-idle grew since @before. */
+static int s2idle_entered(const long before[MAX_CPUS])
+{
+	long after[MAX_CPUS];
+	int cpu, entered = 0;
+
+	s2idle_entries(after);
+	for (cpu = 0; cpu < MAX_CPUS; cpu++)
+		if (before[cpu] >= 0 && after[cpu] > before[cpu])
+			entered++;
+	return entered;
+}
+
+#define S2IDLE_TRACE TRACEFS "/instances/s2idle"
+
+/*
+ * A trace instance of its own with the power:suspend_resume event, to see
+ * how far a suspend went: 1 when it is set up, 0 on a kernel without
+ * event tracing.
+ */
+static int s2idle_trace_setup(void)
+{
+	if (access(TRACEFS "/instances", F_OK))
+		mount("tracefs", TRACEFS, "tracefs", 0, NULL);
+	if (access(S2IDLE_TRACE, F_OK) && mkdir(S2IDLE_TRACE, 0755))
+		return 0;
+	return !write_file(S2IDLE_TRACE "/events/power/suspend_resume/enable",
+			   "1\n");
 }
 
 /*
- * Suspend to idle, woken by the RTC's alarm @seconds later. The alarm runs
- * on the RTC's clock, the kernel's way into suspend on the guest's CPUs: a
- * host that runs the guest slowly can let the alarm fire before the
- * devices are suspended, and the kernel then refuses the suspend. A
- * refusal with the RTC at or past the alarm (read back after setting it)
- * is printed and tried again with twice the time, three tries in all.
- * When the system came back with no CPU's suspend-to-idle count moved,
- * that is printed with where the RTC stood, and not tried again: it cannot
- * tell an early alarm from CPUs that never entered their states.
+ * What the instance's trace shows of the last suspend: 1 when
+ * suspend-to-idle's wait began, 0 when the devices' noirq phase ended and
+ * the wait did not begin (a wake-up pending at the top of s2idle_loop()),
+ * -1 when it shows neither.
+ */
+static int s2idle_trace_verdict(void)
+{
+	FILE *f = fopen(S2IDLE_TRACE "/trace", "r");
+	int noirq = 0, waited = 0;
+	char line[256];
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f)) {
+		if (strstr(line, ": suspend_resume: dpm_suspend_noirq[2] end"))
+			noirq = 1;
+		if (strstr(line, ": suspend_resume: machine_suspend[1] begin"))
+			waited = 1;
+	}
+	fclose(f);
+	return waited ? 1 : noirq ? 0 : -1;
+}
+
+/*
+ * Suspend to idle, woken by the RTC's alarm @seconds later, with the
+ * wakeup_count handshake of Documentation/ABI/testing/sysfs-power: the
+ * count is read before the alarm is set and written back before the
+ * suspend, so that an alarm that fires before the kernel's last check in
+ * the late phase makes the kernel refuse the suspend; without it the
+ * kernel takes the alarm as an ordinary interrupt and sleeps with nothing
+ * left to wake it. An alarm that fires after that check, up to the end of
+ * the devices' noirq phase, makes s2idle_loop() leave at once, with
+ * success and no CPU idled: on a kernel with event tracing that shows as
+ * the noirq phase's end with no suspend-to-idle "machine_suspend" after it.
+ *
+ * The alarm runs on the RTC's clock and the suspend on the guest's CPUs,
+ * so a slow host can let the alarm come first. When it did (the RTC's
+ * wake-up source active during the try, and a refusal or the noirq exit),
+ * that is printed and tried again with twice the time, three tries in
+ * all, each after a dump "before s2idle again" that the check then starts
+ * from. A return with a CPU left out that the trace does not explain is
+ * printed with where the RTC stood and not tried again.
  */
 static void suspend_to_idle(int seconds)
 {
 	const char *rtc = "/sys/class/rtc/rtc0/since_epoch";
-	char alarm[16];
+	const char *woken = "/sys/class/rtc/rtc0/device/power/wakeup_active_count";
+	int traced = s2idle_trace_setup();
+	char alarm[16], count[24], why[256], early[160];
+	long before[MAX_CPUS];
 	int try;
 
 	for (try = 1; try <= 3; try++, seconds *= 2) {
-		long entries = s2idle_entries(), due, now;
-		int refused;
+		int cpus = s2idle_entries(before), entered;
+		long events, due, now, active = read_long(woken);
+		const char *first = NULL;
 
+		if (try > 1)
+			dump("before s2idle again");
+		if (traced)
+			write_file(S2IDLE_TRACE "/trace", "");
+		events = read_long("/sys/power/wakeup_count");
 		snprintf(alarm, sizeof(alarm), "+%d\n", seconds);
-		if (write_file("/sys/class/rtc/rtc0/wakealarm", "0\n") ||
+		snprintf(count, sizeof(count), "%ld\n", events);
+		if (events < 0 ||
+		    write_file("/sys/class/rtc/rtc0/wakealarm", "0\n") ||
 		    write_file("/sys/class/rtc/rtc0/wakealarm", alarm) ||
-		    write_file("/sys/power/mem_sleep", "s2idle\n"))
-			return;
-		due = read_long("/sys/class/rtc/rtc0/wakealarm");
-		refused = write_file("/sys/power/state", "mem\n");
-		now = read_long(rtc);
-		if (!refused) {
-			printf("idle-workload: back from suspend-to-idle\n");
-			if (s2idle_entries() == entries)
-				printf("idle-workload: suspend-to-idle: no CPU entered it (RTC %ld s %s the alarm)\n",
-				       due - now > 0 ? due - now : now - due,
-				       now < due ? "before" : "at or after");
+		    write_file("/sys/power/mem_sleep", "s2idle\n")) {
+			printf("idle-workload: suspend-to-idle: cannot set up the suspend\n");
 			return;
 		}
-		if (due < 0 || now < due)
+		due = read_long("/sys/class/rtc/rtc0/wakealarm");
+		if (write_file("/sys/power/wakeup_count", count)) {
+			first = "count: a wake-up event since the count was read";
+		} else if (write_file("/sys/power/state", "mem\n")) {
+			first = "refused: the kernel refused the suspend";
+		} else {
+			printf("idle-workload: back from suspend-to-idle\n");
+			entered = s2idle_entered(before);
+			if (entered == cpus)
+				return;
+			switch (traced ? s2idle_trace_verdict() : -2) {
+			case -2:
+				snprintf(why, sizeof(why),
+					 "%d of %d CPUs entered it, and no event tracing here to tell an early alarm",
+					 entered, cpus);
+				break;
+			case 0:
+				snprintf(early, sizeof(early),
+					 "noirq: the kernel left after the noirq phase, before suspend-to-idle's wait, %d of %d CPUs entered it",
+					 entered, cpus);
+				first = early;
+				break;
+			case 1:
+				snprintf(why, sizeof(why),
+					 "%d of %d CPUs entered it, though the kernel waited in suspend-to-idle",
+					 entered, cpus);
+				break;
+			default:
+				snprintf(why, sizeof(why),
+					 "%d of %d CPUs entered it, and the trace shows neither the noirq phase nor the wait",
+					 entered, cpus);
+			}
+		}
+		now = read_long(rtc);
+		if (first && (active < 0 || read_long(woken) <= active)) {
+			snprintf(why, sizeof(why), "%s, but the RTC's wake-up source was not active",
+				 first);
+			first = NULL;
+		}
+		if (!first) {
+			printf("idle-workload: suspend-to-idle: %s (RTC %ld s %s the alarm)\n",
+			       why, due - now > 0 ? due - now : now - due,
+			       now < due ? "before" : "at or after");
 			return;
-		printf("idle-workload: suspend-to-idle: refused, the alarm (%d s) came first (try %d of 3)\n",
-		       seconds, try);
+		}
+		printf("idle-workload: suspend-to-idle: the alarm (%d s) came first, %s (try %d of 3)\n",
+		       seconds, first, try);
 	}
+	printf("idle-workload: suspend-to-idle: gave up after 3 tries\n");
 }
 
 int main(void)
