@@ -58,6 +58,8 @@ static void cat_dir(const char *dir, const char *file)
 }
 
 /* Every file the report needs, under one heading. */
+#define MAX_CPUS 64
+
 static void dump(const char *when)
 {
 	char dir[128];
@@ -68,7 +70,7 @@ static void dump(const char *when)
 	cat("/sys/kernel/debug/pm_genpd/pm_genpd_summary");
 	cat("/sys/module/genpd/parameters/cpu_policy");
 	cat_dir("/sys/kernel/debug/pm_genpd", "idle_states");
-	for (cpu = 0; cpu < 64; cpu++)
+	for (cpu = 0; cpu < MAX_CPUS; cpu++)
 		for (state = 0; state < 8; state++) {
 			static const char *const files[] = {
 				"name", "usage", "rejected", "time", "above",
@@ -308,8 +310,6 @@ static long read_long(const char *path)
 	}
 	return value;
 }
-
-#define MAX_CPUS 64
 
 /*
  * Each CPU's entries into suspend-to-idle, over its cpuidle states, in
