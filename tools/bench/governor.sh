@@ -43,13 +43,13 @@ boot() { # <name> <cpus> [kernel] [extra command line]
 	grep -q 'genpd-gov-bench: cpus=.* ok=1 ' "$log" ||
 		die "${log#"$top"/}: the decision measured kept the domain on"
 
-	# The policy the series' kernel ran: the one asked for, or "timers".
+	# The policy the series' kernel ran: the one asked for, else its default.
 	if [ "$1" != 6.1 ]; then
 		local want=${4:-}
 		want=${want#genpd.cpu_policy=}
 		grep -A1 '^# cat /sys/module/genpd/parameters/cpu_policy' "$log" |
-			grep -q "^${want:-timers}" ||
-			die "${log#"$top"/}: the kernel did not run the ${want:-timers} policy"
+			grep -q "^${want:-pending}" ||
+			die "${log#"$top"/}: the kernel did not run the ${want:-pending} policy"
 	fi
 	printf '%-8s %s\n' "$1" "$(grep -o 'genpd-gov-bench: cpus=.*' "$log" | tr -d '\r')"
 }

@@ -31,7 +31,7 @@ def main():
     ap.add_argument("--kernel", required=True, help="the test kernel's build directory")
     ap.add_argument("--out", required=True, help="where the tree and the console go")
     ap.add_argument("--topology", default="osi-1x4", help="a topology of kunit/topologies/")
-    ap.add_argument("--policy", default="timers", choices=("timers", "pending", "learn"),
+    ap.add_argument("--policy", default="pending", choices=("timers", "pending", "learn"),
                     help="the CPU governor's policy of PM domains")
     args = ap.parse_args()
     os.makedirs(args.out, exist_ok=True)
