@@ -49,7 +49,7 @@ ensure_tree = @$(T)/series/make-tree.sh --ensure
 build_kernel = @$(T)/kernel/build-kernel.py
 run = @$(T)/run/runner.py --jobs $(BOOT_JOBS)
 
-.PHONY: help deps tree tree-reset export kernel demo kunit test test-debug test-boards \
+.PHONY: help deps tree tree-reset export kernel demo kunit test test-debug test-faults test-boards \
 	check check-configs check-dt dtbs kunit-tree each-patch mutants fresh-check repeat \
 	bench bench-cputime sim trace lava x86 ci clean
 
@@ -100,6 +100,12 @@ test-debug: deps ## make test on the debug kernel (lockdep, KASAN, UBSAN, KFENCE
 	$(build_kernel) --variant debug
 	$(run) --list kunit/checks/test --kernel $(KERNEL)-debug --out $(RESULTS)/test-debug \
 		--suites kunit/suites --machine debug
+
+test-faults: deps ## the debug kernel with each allocation of the PSCI domain probe and CPU attach failed in turn
+	$(ensure_tree)
+	$(build_kernel) --variant debug
+	$(run) --list kunit/checks/faults --kernel $(KERNEL)-debug --out $(RESULTS)/faults \
+		--machine debug --timeout 14400
 
 test-boards: deps ## boot the in-tree board corpus and the hand-written boards (kunit/checks/boards)
 	$(ensure_tree)
