@@ -17,23 +17,29 @@ domain (device_initcall). The firmware model's setup allocates nothing
 (its nodes are a static table), so it has nothing to fail.
 
 For each topology and initcall a first boot fails nothing and counts the
-allocations, K; then boots 1 to K (--only: those) each fail one. A
-subtest per topology and initcall holds a result per boot, which passes
-when all of these hold:
+calls, K; then boots 1 to K (--only: those) each fail one. A subtest per
+topology and initcall holds a result per boot, which passes when all of
+these hold:
   - the boot ran the short workload (idle_workload.short) to its end;
-  - the kernel says the N-th allocation failed (the first boot: that
-    none did), and where (the first callers in the fault's stack trace);
-  - a line after the failure names it ("failed", "error", "cannot",
-    "unable", or the errno), unless the initcall went on without the
-    allocation's object and says nothing because nothing was lost: the
-    boot is then judged by what follows;
+  - the kernel says the N-th call failed (the first boot: that none did),
+    and where (the first callers in the fault's stack trace; none for a
+    __GFP_NOWARN allocation);
+  - a line from the arming of the fault to the workload's start names a
+    failure ("failed", "error", "cannot", "unable", the errno) and is not
+    a line of the boot that failed nothing, unless the boot ended as that
+    one did (OSI, the full hierarchy): a caller that could do without the
+    allocation lost nothing to name;
   - the kernel's checkers reported nothing, and kmemleak, scanned twice
-    at the end, found no leak (harness/reports.py);
+    at the end, more than 5 s after the initcalls, found no leak
+    (harness/reports.py);
   - every CPU entered its deepest cpuidle state (cpuidle is set up after
-    the failure), and either every PM domain the firmware model knows
-    entered a state in the 2 s idle period (OS-initiated mode, the full hierarchy), or the kernel
-    is in platform-coordinated mode with no PSCI domain (the CPUs' own
-    states): never a part of the hierarchy.
+    the domain probe) with, in OS-initiated mode, as many states as in
+    the boot that failed nothing, in platform-coordinated mode more than
+    WFI; and either the kernel is in OS-initiated mode, says so, and
+    every node of the firmware model above the cores with states entered
+    one in the 2 s of idle (or stayed down throughout) and has its PM
+    domain, or it is in platform-coordinated mode with no PM domain left:
+    never a part of the hierarchy, never an unknown mode.
 Consoles: OUT/TOPOLOGY-INITCALL-N.log (N = 0: the counting boot).
 """
 import argparse
@@ -41,6 +47,8 @@ import concurrent.futures
 import os
 import re
 import sys
+import threading
+import traceback
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.realpath(__file__)), ".."))
 from harness import boot, die, machine, note, topology, workload  # noqa: E402
@@ -49,58 +57,74 @@ from harness.reports import KMEMLEAK_SCAN, scan  # noqa: E402
 
 INITCALLS = ("psci_idle_init_domains", "psci_idle_init")
 COUNT = 1000000
+SCAN = threading.Lock()
 TIMEOUT = 600
 # Frames of the fault's stack trace that are the fault machinery or the
 # allocator, not the caller.
 MACHINERY = re.compile(r"^(dump_backtrace|show_stack|dump_stack|fail_dump|should_fail|"
                        r"__should_failslab|should_failslab|slab_pre_alloc_hook|slab_alloc|"
                        r"kmem_cache_alloc|__kmem_cache_alloc|__kmalloc|kmalloc_trace|"
-                       r"__do_kmalloc)")
+                       r"__do_kmalloc|kmalloc_node_trace)")
 FRAME = re.compile(r"^\s*(?:\[[ \d.]+\]\s*)?([\w.]+)\+0x[0-9a-f]+/0x[0-9a-f]+")
-NAMES = re.compile(r"fail|error|cannot|can't|unable|-12\b|ENOMEM", re.I)
+NAMES = re.compile(r"fail|error|cannot|can't|unable|(?:[=\s(])-12\b(?![-\d])|ENOMEM", re.I)
+TIME = re.compile(r"^\[[ \d.]+\]\s*")
 
 
-def fault(lines, initcall, n):
+def fault(lines, initcall, n, usual=frozenset()):
     """What the kernel said of fail_initcall: (failed, calls, site,
     message). calls is the count of a boot in which none failed; site the
-    callers of the failed allocation; message the first line after the
-    fault that names a failure."""
+    first callers of the failed allocation, from the fault's stack trace
+    (none for a __GFP_NOWARN allocation); message the first line from the
+    arming of the fault to the workload's start that names a failure,
+    outside the fault's own report and not among the @usual lines (those
+    of the boot that failed nothing)."""
     failed, calls, site, message = False, None, "", ""
     done = re.compile(rf"fail_initcall: {initcall} returned (-?\d+) "
                       rf"(?:after (\d+) fault-injection calls: none failed|"
                       rf"with fault-injection call {n} failed)")
-    trace_at = next((i for i, x in enumerate(lines) if "FAULT_INJECTION: forcing a failure" in x),
-                    None)
-    end = None
-    for i, line in enumerate(lines):
+    armed = next((i for i, x in enumerate(lines) if "fail_initcall: failing" in x), None)
+    start = next((i for i, x in enumerate(lines) if "idle-workload: start" in x), len(lines))
+    for line in lines:
         m = done.search(line)
         if m:
-            end = i
             failed = m.group(2) is None
             calls = None if failed else int(m.group(2))
             break
-    if trace_at is not None:
-        frames, i = [], trace_at + 1
-        while i < len(lines) and len(frames) < 40:
+    if armed is None:
+        return failed, calls, site, message
+    trace = set()
+    at = next((i for i in range(armed, start) if "FAULT_INJECTION: forcing a failure" in lines[i]),
+              None)
+    if at is not None:
+        trace.add(at)
+        frames, i = [], at + 1
+        while i < start:
             m = FRAME.match(lines[i])
             if m:
                 frames.append(m.group(1))
             elif frames:
                 break
+            trace.add(i)
             i += 1
         callers = [f for f in frames if not MACHINERY.match(f)]
         site = " < ".join(callers[:3])
-        for line in lines[i:end if end is not None else len(lines)]:
-            if NAMES.search(line) and "fail_initcall:" not in line:
-                message = re.sub(r"^\[[ \d.]+\]\s*", "", line).strip()
-                break
+    for i in range(armed + 1, start):
+        line = lines[i]
+        text = TIME.sub("", line).strip()
+        if (i not in trace and NAMES.search(text) and "fail_initcall:" not in text
+                and text not in usual):
+            message = text
+            break
     return failed, calls, site, message
 
 
-def idle_checks(lines):
-    """[(ok, what)]: every CPU's deepest state entered; the full hierarchy,
-    each domain entering a state between the first dump and the last, or
-    none of it."""
+def idle_checks(lines, states=None):
+    """[(ok, what)]: every CPU entered its deepest state, with as many
+    states as @states {cpu: count} (the counting boot's) when given; in
+    OS-initiated mode the kernel says so and every node of the firmware
+    model above the cores, and every PM domain, entered a state between
+    the first dump and the last (or stayed down throughout), in
+    platform-coordinated mode no PM domain is left. Anything else fails."""
     dumps = workload.sections(lines)
     start = workload.files(dumps.get("start", []))
     end = workload.files(dumps.get("end", []))
@@ -111,33 +135,57 @@ def idle_checks(lines):
     deepest = {}
     for (cpu, state) in after:
         deepest[cpu] = max(deepest.get(cpu, 0), state)
-    # Since cpuidle was set up, after the failure; a CPU may stay in it
-    # through the whole idle period, which no counter shows until it
-    # leaves.
+    # Since cpuidle was set up; a CPU may stay in it through the whole
+    # idle period, which no counter shows until it leaves.
     idle = [cpu for cpu, s in sorted(deepest.items()) if after[(cpu, s)].get("usage", 0) > 0]
-    out.append((bool(deepest) and len(idle) == len(deepest),
-                f"every CPU entered its deepest state ({len(idle)} of {len(deepest)})"))
+    counts = {cpu: s + 1 for cpu, s in deepest.items()}
     mod = workload.model(end)
+    # In OSI mode the same states as the boot without a failure; in PC
+    # mode the CPUs' own, which may be fewer, but more than WFI.
+    if mod and mod.get("mode") == "OSI":
+        same = states is None or counts == states
+    else:
+        same = all(c >= 2 for c in counts.values())
+    out.append((bool(deepest) and len(idle) == len(deepest) and same,
+                f"every CPU entered its deepest state ({len(idle)} of {len(deepest)}"
+                + ("" if same else f"; states per CPU {counts}, the boot without a "
+                                   f"failure had {states}") + ")"))
+    mod_before = workload.model(start)
     domains, dom_before = workload.domains(end), workload.domains(start)
     if mod and mod.get("mode") == "OSI":
-        grew = [d for d in sorted(domains)
-                if sum(r[2] for r in domains[d]) > sum(r[2] for r in dom_before.get(d, []))
-                or workload.genpd_off(end, d) and workload.genpd_off(start, d)]
-        nodes = [n for n, v in mod["nodes"].items() if v["level"] > 0]
+        said = any("topology using OSI mode" in x for x in lines)
+        nodes = [n for n, v in mod["nodes"].items() if v["level"] > 0
+                 and workload.declared(mod, n) != set()]
+        grew = [n for n in nodes if workload.node_entries(mod, n) >
+                workload.node_entries(mod_before or mod, n)
+                or workload.node_residency(mod, n) == workload.node_residency(mod_before or mod, n)
+                and workload.genpd_off(end, n.rsplit("/", 1)[-1])
+                and workload.genpd_off(start, n.rsplit("/", 1)[-1])]
         missing = [n for n in nodes if n.rsplit("/", 1)[-1] not in domains]
-        out.append((domains and len(grew) == len(domains) and not missing,
-                    f"OS-initiated mode: every PM domain entered a state "
-                    f"({len(grew)} of {len(domains)}; nodes above the cores without "
-                    f"a domain: {', '.join(missing) or 'none'})"))
-    else:
+        out.append((said and nodes and len(grew) == len(nodes) and not missing
+                    and not mod.get("mode_refused"),
+                    f"OS-initiated mode{'' if said else ' (the kernel did not say so)'}: "
+                    f"every node above the cores entered a state ({len(grew)} of "
+                    f"{len(nodes)}; without a PM domain: {', '.join(missing) or 'none'})"))
+    elif mod and mod.get("mode") == "PC":
         out.append((not domains, f"platform-coordinated mode, no PM domain left "
                                  f"({len(domains)} registered)"))
+    else:
+        out.append((False, "the firmware model's mode is known (OSI or PC)"))
     return out
 
 
-def one(topo, initcall, n, args, initrd):
+def one(topo, initcall, n, args, initrd, states=None, usual=frozenset()):
     """Boot @topo failing allocation @n of @initcall (0: none, count
-    them): (ok, name, diagnostics, calls)."""
+    them): (ok, name, diagnostics, calls, states per CPU)."""
+    try:
+        return _one(topo, initcall, n, args, initrd, states, usual)
+    except Exception:  # a result for every boot: the plan holds
+        return (False, f"{initcall}: allocation {n}", traceback.format_exc().splitlines(),
+                None, None, frozenset())
+
+
+def _one(topo, initcall, n, args, initrd, states, usual):
     label = f"{topo.name}-{initcall}-{n}"
     log = os.path.join(args.out, f"{label}.log")
     dtb = os.path.join(args.out, f"{label}.dtb")
@@ -147,13 +195,13 @@ def one(topo, initcall, n, args, initrd):
         b = boot.topology_boot(topo, args.kernel, dtb, initrd, kunit=False, cmdline=cmdline,
                                base=machine.MACHINES[args.machine])
     except (topology.TopologyError, boot.BootError) as err:
-        return False, f"{label}: boots", str(err).splitlines(), None
+        return False, f"{label}: boots", str(err).splitlines(), None, None, frozenset()
     rc = boot.run(b.argv, log, TIMEOUT)
     lines = workload.read(log)
     checks = [(any("idle-workload: done" in x for x in lines),
                f"the short workload ran to its end (QEMU exited {rc})")]
-    failed, calls, site, message = fault(lines, initcall, n)
-    idle = idle_checks(lines)
+    failed, calls, site, message = fault(lines, initcall, n, usual)
+    idle = idle_checks(lines, states)
     if n:
         checks.append((failed, f"allocation {n} failed"))
         # Nothing to name when the boot ended as the one that failed
@@ -166,7 +214,8 @@ def one(topo, initcall, n, args, initrd):
                        if whole else "a line names the failure: none"))
     else:
         checks.append((calls is not None, f"no allocation failed, {calls} made"))
-    clean, what, reports = scan(label, log, [KMEMLEAK_SCAN])
+    with SCAN:  # kunit_parser redirects sys.stdout while it reads
+        clean, what, reports = scan(label, log, [KMEMLEAK_SCAN])
     checks.append((clean, what))
     checks += idle
     ok = all(c for c, _ in checks)
@@ -176,7 +225,11 @@ def one(topo, initcall, n, args, initrd):
             f"{initcall}: {calls} allocations, none failed")
     diag = [f"{'ok' if c else 'not ok'}: {w}" for c, w in checks]
     diag += [f"  {x}" for r in reports for x in r[2]]
-    return ok, name.replace("#", "no."), diag + [f"console: {log}"], calls
+    counts = {}
+    for (cpu, state) in workload.cpuidle(workload.files(workload.sections(lines).get("end", []))):
+        counts[cpu] = max(counts.get(cpu, 0), state + 1)
+    return (ok, name.replace("#", "no."), diag + [f"console: {log}"], calls, counts,
+            frozenset(TIME.sub("", x).strip() for x in lines))
 
 
 def main():
@@ -207,14 +260,14 @@ def main():
     for topo in topos:
         for initcall in initcalls:
             first = one(topo, initcall, 0, args, initrd)
-            calls = first[3] or 0
+            calls, states, usual = first[3] or 0, first[4], first[5]
             todo = [n for n in range(1, calls + 1) if not args.only or n in args.only]
             note(f"{topo.name}, {initcall}: {calls} allocations; booting {len(todo)}")
             with t.subtest(f"{topo.name}: {initcall}", 1 + len(todo)) as sub:
                 sub.result(*first[:3])
                 with concurrent.futures.ThreadPoolExecutor(args.jobs) as pool:
-                    for ok, name, diag, _ in pool.map(
-                            lambda n: one(topo, initcall, n, args, initrd), todo):
+                    for ok, name, diag, *_ in pool.map(
+                            lambda n: one(topo, initcall, n, args, initrd, states, usual), todo):
                         sub.result(ok, name, diag)
     return t.status()
 
