@@ -53,7 +53,7 @@ import traceback
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.realpath(__file__)), ".."))
 from harness import boot, die, machine, note, topology, workload  # noqa: E402
 from harness.ktap import Ktap  # noqa: E402
-from harness.reports import KMEMLEAK_SCAN, scan  # noqa: E402
+from harness.reports import KMEMLEAK_SCAN, scan, strip_time  # noqa: E402
 
 INITCALLS = ("psci_idle_init_domains", "psci_idle_init")
 COUNT = 1000000
@@ -67,7 +67,6 @@ MACHINERY = re.compile(r"^(dump_backtrace|show_stack|dump_stack|fail_dump|should
                        r"__do_kmalloc|kmalloc_node_trace)")
 FRAME = re.compile(r"^\s*(?:\[[ \d.]+\]\s*)?([\w.]+)\+0x[0-9a-f]+/0x[0-9a-f]+")
 NAMES = re.compile(r"fail|error|cannot|can't|unable|(?:[=\s(])-12\b(?![-\d])|ENOMEM", re.I)
-TIME = re.compile(r"^\[[ \d.]+\]\s*")
 
 
 def fault(lines, initcall, n, usual=frozenset()):
@@ -110,12 +109,20 @@ def fault(lines, initcall, n, usual=frozenset()):
         site = " < ".join(callers[:3])
     for i in range(armed + 1, start):
         line = lines[i]
-        text = TIME.sub("", line).strip()
+        text = strip_time(line).strip()
         if (i not in trace and NAMES.search(text) and "fail_initcall:" not in text
                 and text not in usual):
             message = text
             break
     return failed, calls, site, message
+
+
+def states_per_cpu(cpuidle):
+    """{cpu: its number of cpuidle states} of workload.cpuidle()'s view."""
+    out = {}
+    for (cpu, state) in cpuidle:
+        out[cpu] = max(out.get(cpu, 0), state + 1)
+    return out
 
 
 def idle_checks(lines, states=None):
@@ -132,13 +139,10 @@ def idle_checks(lines, states=None):
         return [(False, "the workload dumped the idle statistics at its start and end")]
     out = []
     after = workload.cpuidle(end)
-    deepest = {}
-    for (cpu, state) in after:
-        deepest[cpu] = max(deepest.get(cpu, 0), state)
+    counts = states_per_cpu(after)
     # Since cpuidle was set up; a CPU may stay in it through the whole
     # idle period, which no counter shows until it leaves.
-    idle = [cpu for cpu, s in sorted(deepest.items()) if after[(cpu, s)].get("usage", 0) > 0]
-    counts = {cpu: s + 1 for cpu, s in deepest.items()}
+    idle = [cpu for cpu, n in sorted(counts.items()) if after[(cpu, n - 1)].get("usage", 0) > 0]
     mod = workload.model(end)
     # In OSI mode the same states as the boot without a failure; in PC
     # mode the CPUs' own, which may be fewer, but more than WFI.
@@ -146,8 +150,8 @@ def idle_checks(lines, states=None):
         same = states is None or counts == states
     else:
         same = all(c >= 2 for c in counts.values())
-    out.append((bool(deepest) and len(idle) == len(deepest) and same,
-                f"every CPU entered its deepest state ({len(idle)} of {len(deepest)}"
+    out.append((bool(counts) and len(idle) == len(counts) and same,
+                f"every CPU entered its deepest state ({len(idle)} of {len(counts)}"
                 + ("" if same else f"; states per CPU {counts}, the boot without a "
                                    f"failure had {states}") + ")"))
     mod_before = workload.model(start)
@@ -225,11 +229,10 @@ def _one(topo, initcall, n, args, initrd, states, usual):
             f"{initcall}: {calls} allocations, none failed")
     diag = [f"{'ok' if c else 'not ok'}: {w}" for c, w in checks]
     diag += [f"  {x}" for r in reports for x in r[2]]
-    counts = {}
-    for (cpu, state) in workload.cpuidle(workload.files(workload.sections(lines).get("end", []))):
-        counts[cpu] = max(counts.get(cpu, 0), state + 1)
+    counts = states_per_cpu(workload.cpuidle(workload.files(
+        workload.sections(lines).get("end", []))))
     return (ok, name.replace("#", "no."), diag + [f"console: {log}"], calls, counts,
-            frozenset(TIME.sub("", x).strip() for x in lines))
+            frozenset(strip_time(x).strip() for x in lines))
 
 
 def main():
