@@ -322,11 +322,14 @@ static int show_nohz_full(void)
 int main(void)
 {
 	/*
-	 * A third of each busy loop, in microseconds: the tick samples where
-	 * the thread runs, and the "system" loop spends part of its time in
-	 * user space between the system calls.
+	 * Five ticks at the test kernel's HZ=250, in microseconds: enough that
+	 * equal scaled and unscaled times are not two zeros. Not a share of
+	 * the loops: their length is the thread's run time, which goes on
+	 * while QEMU's vCPU thread waits for a host CPU, and the tick charges
+	 * one tick for all the ticks it missed meanwhile (on a loaded host a
+	 * thread was charged 260 ms for its 600 ms of loops).
 	 */
-	unsigned long long min_us = BUSY_NS / 1000 / 3;
+	unsigned long long min_us = 5 * 4000;
 	struct taskstats thread, group;
 	pid_t pid, tid;
 	int fd, family, ret, nohz_full;
@@ -363,7 +366,8 @@ int main(void)
 		check(!ret, "taskstats of thread group %d (error %d)", pid, ret);
 		if (!ret) {
 			check_stats("thread group", &group, 2 * min_us);
-			check(group.ac_utime >= thread.ac_utime + min_us,
+			check(group.ac_utime + group.ac_stime >=
+			      thread.ac_utime + thread.ac_stime + min_us,
 			      "thread group: the sum of its two threads");
 		}
 		getdelays("-p", tid);
