@@ -105,7 +105,7 @@ test-faults: deps ## the debug kernel with each allocation of the PSCI domain pr
 	$(ensure_tree)
 	$(build_kernel) --variant debug
 	$(run) --list kunit/checks/faults --kernel $(KERNEL)-debug --out $(RESULTS)/faults \
-		--machine debug --timeout 14400
+		--machine debug --timeout 43200
 
 test-boards: deps ## boot the in-tree board corpus and the hand-written boards (kunit/checks/boards)
 	$(ensure_tree)

@@ -7,14 +7,18 @@ their PM domains in turn, one boot per allocation, and print KTAP.
               [--initcall NAME]... [--only N]... TOPOLOGY...
 
 The kernel needs CONFIG_FAIL_INITCALL (the debug kernel has it, patch
-test-harness/0008): fail_initcall=INITCALL,N with
+test-harness/0008): fail_initcall=INITCALL,N[,SCOPE] with
 failslab_ignore_gfp_reclaim=0 fails the N-th slab allocation that
-INITCALL makes, whatever its depth, and the kernel says whether it did.
-The initcalls (--initcall, default both): psci_idle_init_domains, the
-PSCI domain probe with dt_idle_genpd under it (subsys_initcall), and
-psci_idle_init, cpuidle-psci's probe, which attaches each CPU to its
-domain (device_initcall). The firmware model's setup allocates nothing
-(its nodes are a static table), so it has nothing to fail.
+INITCALL makes, whatever its depth (with SCOPE, counting only those made
+within that function), and the kernel says whether it did. The
+initcalls (--initcall, default both): psci_idle_init_domains, the PSCI
+domain probe with dt_idle_genpd under it (subsys_initcall), every
+allocation; and psci_idle_init, cpuidle-psci's probe (device_initcall),
+the allocations within dt_idle_attach_cpu, each CPU's attach to its
+domain: the rest of that initcall registers cpuidle's devices and sysfs,
+about 700 allocations of code outside the series. The firmware model's
+setup allocates nothing (its nodes are a static table), so it has
+nothing to fail.
 
 For each topology and initcall a first boot fails nothing and counts the
 calls, K; then boots 1 to K (--only: those) each fail one. A subtest per
@@ -38,8 +42,11 @@ these hold:
     WFI; and either the kernel is in OS-initiated mode, says so, and
     every node of the firmware model above the cores with states entered
     one in the 2 s of idle (or stayed down throughout) and has its PM
-    domain, or it is in platform-coordinated mode with no PM domain left:
-    never a part of the hierarchy, never an unknown mode.
+    domain, or it is in platform-coordinated mode with no PM domain left,
+    or (a CPU's attach failed after the switch to OS-initiated mode) in
+    OS-initiated mode with no PM domain left, saying so, and no node
+    above the cores entered a state: never a part of the hierarchy,
+    never an unknown mode.
 Consoles: OUT/TOPOLOGY-INITCALL-N.log (N = 0: the counting boot).
 """
 import argparse
@@ -55,7 +62,8 @@ from harness import boot, die, machine, note, topology, workload  # noqa: E402
 from harness.ktap import Ktap  # noqa: E402
 from harness.reports import KMEMLEAK_SCAN, scan, strip_time  # noqa: E402
 
-INITCALLS = ("psci_idle_init_domains", "psci_idle_init")
+# Each initcall, and the function its allocations are counted within.
+INITCALLS = {"psci_idle_init_domains": None, "psci_idle_init": "dt_idle_attach_cpu"}
 COUNT = 1000000
 SCAN = threading.Lock()
 TIMEOUT = 600
@@ -156,7 +164,18 @@ def idle_checks(lines, states=None):
                                    f"failure had {states}") + ")"))
     mod_before = workload.model(start)
     domains, dom_before = workload.domains(end), workload.domains(start)
-    if mod and mod.get("mode") == "OSI":
+    if mod and mod.get("mode") == "OSI" and not domains:
+        # A CPU could not join its domain after OSI mode was set: the
+        # firmware keeps OSI (leaving it needs every other core off), the
+        # CPUs use their own states, and no node above them is asked for.
+        said = any("using the CPUs' idle states only, without PM domains" in x for x in lines)
+        nodes = [n for n, v in mod["nodes"].items() if v["level"] > 0]
+        asked = [n for n in nodes if workload.node_entries(mod, n) >
+                 workload.node_entries(mod_before or mod, n)]
+        out.append((said and not asked and not mod.get("mode_refused"),
+                    f"OS-initiated mode without PM domains{'' if said else ' (the kernel did not say so)'}: "
+                    f"no node above the cores entered a state ({', '.join(asked) or 'none'} did)"))
+    elif mod and mod.get("mode") == "OSI":
         said = any("topology using OSI mode" in x for x in lines)
         nodes = [n for n, v in mod["nodes"].items() if v["level"] > 0
                  and workload.declared(mod, n) != set()]
@@ -193,8 +212,9 @@ def _one(topo, initcall, n, args, initrd, states, usual):
     label = f"{topo.name}-{initcall}-{n}"
     log = os.path.join(args.out, f"{label}.log")
     dtb = os.path.join(args.out, f"{label}.dtb")
+    scope = INITCALLS[initcall]
     cmdline = ["idle_workload.short", "failslab_ignore_gfp_reclaim=0",
-               f"fail_initcall={initcall},{n or COUNT}"]
+               f"fail_initcall={initcall},{n or COUNT}" + (f",{scope}" if scope else "")]
     try:
         b = boot.topology_boot(topo, args.kernel, dtb, initrd, kunit=False, cmdline=cmdline,
                                base=machine.MACHINES[args.machine])
@@ -266,7 +286,8 @@ def main():
             calls, states, usual = first[3] or 0, first[4], first[5]
             todo = [n for n in range(1, calls + 1) if not args.only or n in args.only]
             note(f"{topo.name}, {initcall}: {calls} allocations; booting {len(todo)}")
-            with t.subtest(f"{topo.name}: {initcall}", 1 + len(todo)) as sub:
+            scope = f" within {INITCALLS[initcall]}" if INITCALLS[initcall] else ""
+            with t.subtest(f"{topo.name}: {initcall}{scope}", 1 + len(todo)) as sub:
                 sub.result(*first[:3])
                 with concurrent.futures.ThreadPoolExecutor(args.jobs) as pool:
                     for ok, name, diag, *_ in pool.map(

@@ -23,7 +23,7 @@ use_ccache
 # fault injection of test-harness/0008 is the debug kernel's): said, not
 # silently left out.
 skip_re='^drivers/cpuidle/cpuidle-riscv-sbi\.c$'
-debug_re='^(lib/fail-initcall|mm/failslab)\.c$'
+debug_re='^(lib/fail-initcall|lib/fault-inject|mm/failslab)\.c$'
 
 # The object that compiles <file.c>: its own, or the one that includes it.
 object_of() {
@@ -44,7 +44,7 @@ while read -r f; do
 		continue
 	fi
 	if [[ $f =~ $debug_re ]]; then
-		echo "sparse: not checked: $f (built only in the debug kernel, CONFIG_FAIL_INITCALL)"
+		echo "sparse: not checked: $f (built only in the debug kernel, with fault injection)"
 		continue
 	fi
 	o=$(object_of "$f")
