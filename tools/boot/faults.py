@@ -16,7 +16,7 @@ domain probe with dt_idle_genpd under it (subsys_initcall), every
 allocation; and psci_idle_init, cpuidle-psci's probe (device_initcall),
 the allocations within dt_idle_attach_cpu, each CPU's attach to its
 domain: the rest of that initcall registers cpuidle's devices and sysfs,
-about 700 allocations of code outside the series. The firmware model's
+about 280 allocations of code outside the series. The firmware model's
 setup allocates nothing (its nodes are a static table), so it has
 nothing to fail.
 
