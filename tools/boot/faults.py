@@ -5,6 +5,7 @@ their PM domains in turn, one boot per allocation, and print KTAP.
 
     faults.py --kernel DIR --out DIR [--machine NAME] [--jobs N]
               [--initcall NAME]... [--only N]... TOPOLOGY...
+    faults.py --recheck --out DIR [--initcall NAME]... [--only N]... TOPOLOGY...
 
 The kernel needs CONFIG_FAIL_INITCALL (the debug kernel has it, patch
 test-harness/0008): fail_initcall=INITCALL,N[,SCOPE] with
@@ -26,28 +27,31 @@ topology and initcall holds a result per boot, which passes when all of
 these hold:
   - the boot ran the short workload (idle_workload.short) to its end;
   - the kernel says the N-th call failed (the first boot: that none did),
-    and where (the first callers in the fault's stack trace; none for a
-    __GFP_NOWARN allocation);
-  - a line from the arming of the fault to the workload's start names a
-    failure ("failed", "error", "cannot", "unable", the errno) and is not
-    a line of the boot that failed nothing, unless the boot ended as that
-    one did (OSI, the full hierarchy): a caller that could do without the
-    allocation lost nothing to name;
+    and the fault's stack trace names its first callers;
+  - a line names a failure ("failed", "error", "cannot", "unable", the
+    errno), first looked for from the arming of the fault to the
+    initcall's return, then on to the workload's start; it is no line of
+    the fault's report, no stack frame and no line of the boot that
+    failed nothing; unless the boot ended as that one did (OSI, the full
+    hierarchy): a caller that could do without the allocation lost
+    nothing to name;
   - the kernel's checkers reported nothing, and kmemleak, scanned twice
     at the end, more than 5 s after the initcalls, found no leak
     (harness/reports.py);
-  - every CPU entered its deepest cpuidle state (cpuidle is set up after
-    the domain probe) with, in OS-initiated mode, as many states as in
-    the boot that failed nothing, in platform-coordinated mode more than
-    WFI; and either the kernel is in OS-initiated mode, says so, and
-    every node of the firmware model above the cores with states entered
-    one in the 2 s of idle (or stayed down throughout) and has its PM
-    domain, or it is in platform-coordinated mode with no PM domain left,
+  - every CPU entered its deepest cpuidle state (the usage at the end:
+    cpuidle is set up after the domain probe), with as many states as
+    the device tree gives it (WFI and its cpu-idle-states); and either
+    the kernel is in OS-initiated mode, says so, and every node of the
+    firmware model above the cores with states entered one in the 2 s
+    of idle (or was down all along: in a state for the model and off for
+    genpd at both dumps, no stay ended) and has its PM domain, or it is in platform-coordinated mode with no PM domain left,
     or (a CPU's attach failed after the switch to OS-initiated mode) in
     OS-initiated mode with no PM domain left, saying so, and no node
     above the cores entered a state: never a part of the hierarchy,
     never an unknown mode.
-Consoles: OUT/TOPOLOGY-INITCALL-N.log (N = 0: the counting boot).
+Consoles: OUT/TOPOLOGY-INITCALL-N.log (N = 0: the counting boot), trees
+OUT/TOPOLOGY-INITCALL-N.dtb. --recheck boots nothing and judges those of
+an earlier run in OUT again, as a change to these rules needs.
 """
 import argparse
 import concurrent.futures
@@ -58,7 +62,8 @@ import threading
 import traceback
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.realpath(__file__)), ".."))
-from harness import boot, die, machine, note, topology, workload  # noqa: E402
+from harness import boot, die, dtidle, machine, note, topology, workload  # noqa: E402
+from harness.fdt import Refused  # noqa: E402
 from harness.ktap import Ktap  # noqa: E402
 from harness.reports import KMEMLEAK_SCAN, scan, strip_time  # noqa: E402
 
@@ -81,21 +86,24 @@ def fault(lines, initcall, n, usual=frozenset()):
     """What the kernel said of fail_initcall: (failed, calls, site,
     message). calls is the count of a boot in which none failed; site the
     first callers of the failed allocation, from the fault's stack trace
-    (none for a __GFP_NOWARN allocation); message the first line from the
-    arming of the fault to the workload's start that names a failure,
-    outside the fault's own report and not among the @usual lines (those
-    of the boot that failed nothing)."""
+    (none for a __GFP_NOWARN allocation); message the first line that
+    names a failure, outside the fault's own report (no stack frame) and
+    not among the @usual lines (those of the boot that failed nothing):
+    from the arming of the fault to the initcall's return, else from
+    there to the workload's start (a deferred probe, a later initcall)."""
     failed, calls, site, message = False, None, "", ""
-    done = re.compile(rf"fail_initcall: {initcall} returned (-?\d+) "
+    done = re.compile(rf"fail_initcall: {re.escape(initcall)} returned (-?\d+) "
                       rf"(?:after (\d+) fault-injection calls: none failed|"
                       rf"with fault-injection call {n} failed)")
     armed = next((i for i, x in enumerate(lines) if "fail_initcall: failing" in x), None)
     start = next((i for i, x in enumerate(lines) if "idle-workload: start" in x), len(lines))
-    for line in lines:
+    returned = start
+    for i, line in enumerate(lines):
         m = done.search(line)
         if m:
             failed = m.group(2) is None
             calls = None if failed else int(m.group(2))
+            returned = i
             break
     if armed is None:
         return failed, calls, site, message
@@ -115,11 +123,10 @@ def fault(lines, initcall, n, usual=frozenset()):
             i += 1
         callers = [f for f in frames if not MACHINERY.match(f)]
         site = " < ".join(callers[:3])
-    for i in range(armed + 1, start):
-        line = lines[i]
-        text = strip_time(line).strip()
-        if (i not in trace and NAMES.search(text) and "fail_initcall:" not in text
-                and text not in usual):
+    for i in list(range(armed + 1, returned)) + list(range(returned + 1, start)):
+        text = strip_time(lines[i]).strip()
+        if (i not in trace and not FRAME.match(lines[i]) and NAMES.search(text)
+                and "fail_initcall:" not in text and text not in usual):
             message = text
             break
     return failed, calls, site, message
@@ -133,37 +140,45 @@ def states_per_cpu(cpuidle):
     return out
 
 
-def idle_checks(lines, states=None):
-    """[(ok, what)]: every CPU entered its deepest state, with as many
-    states as @states {cpu: count} (the counting boot's) when given; in
-    OS-initiated mode the kernel says so and every node of the firmware
-    model above the cores, and every PM domain, entered a state between
-    the first dump and the last (or stayed down throughout), in
-    platform-coordinated mode no PM domain is left. Anything else fails."""
+def dt_states(dtb):
+    """{cpu: its number of cpuidle states} that the device tree @dtb
+    gives: WFI and the CPU's cpu-idle-states (the domains' states are
+    genpd's), CPUs numbered in reg order; or the reason it cannot tell."""
+    try:
+        _, cpus = dtidle.extract(dtidle.Board(dtb), with_domains=True)
+    except (Refused, OSError) as err:
+        return str(err)
+    return {i: 1 + len(states) for i, (_, states, _) in enumerate(cpus)}
+
+
+def idle_checks(lines, states):
+    """([(ok, what)], how the boot ended: "OSI", "OSI without domains",
+    "PC" or None): every CPU entered its deepest state, with as many
+    states as @states {cpu: count} (dt_states()) gives; in OS-initiated
+    mode the kernel says so and every node of the firmware model above
+    the cores, and every PM domain, entered a state between the first
+    dump and the last (or was down all along), in platform-coordinated
+    mode no PM domain is left. Anything else fails."""
     dumps = workload.sections(lines)
     start = workload.files(dumps.get("start", []))
     end = workload.files(dumps.get("end", []))
     if not start or not end:
-        return [(False, "the workload dumped the idle statistics at its start and end")]
+        return [(False, "the workload dumped the idle statistics at its start and end")], None
     out = []
     after = workload.cpuidle(end)
     counts = states_per_cpu(after)
-    # Since cpuidle was set up; a CPU may stay in it through the whole
-    # idle period, which no counter shows until it leaves.
+    # The total at the end: cpuidle is set up after the domain probe, and
+    # a CPU may stay in its deepest state through the whole idle period,
+    # which no counter shows until it leaves.
     idle = [cpu for cpu, n in sorted(counts.items()) if after[(cpu, n - 1)].get("usage", 0) > 0]
-    mod = workload.model(end)
-    # In OSI mode the same states as the boot without a failure; in PC
-    # mode the CPUs' own, which may be fewer, but more than WFI.
-    if mod and mod.get("mode") == "OSI":
-        same = states is None or counts == states
-    else:
-        same = all(c >= 2 for c in counts.values())
+    same = counts == states
     out.append((bool(counts) and len(idle) == len(counts) and same,
                 f"every CPU entered its deepest state ({len(idle)} of {len(counts)}"
-                + ("" if same else f"; states per CPU {counts}, the boot without a "
-                                   f"failure had {states}") + ")"))
+                + ("" if same else f"; states per CPU {counts}, the device tree gives "
+                                   f"{states}") + ")"))
+    mod = workload.model(end)
     mod_before = workload.model(start)
-    domains, dom_before = workload.domains(end), workload.domains(start)
+    domains = workload.domains(end)
     if mod and mod.get("mode") == "OSI" and not domains:
         # A CPU could not join its domain after OSI mode was set: the
         # firmware keeps OSI (leaving it needs every other core off), the
@@ -175,63 +190,71 @@ def idle_checks(lines, states=None):
         out.append((said and not asked and not mod.get("mode_refused"),
                     f"OS-initiated mode without PM domains{'' if said else ' (the kernel did not say so)'}: "
                     f"no node above the cores entered a state ({', '.join(asked) or 'none'} did)"))
-    elif mod and mod.get("mode") == "OSI":
+        return out, "OSI without domains"
+    if mod and mod.get("mode") == "OSI":
         said = any("topology using OSI mode" in x for x in lines)
         nodes = [n for n, v in mod["nodes"].items() if v["level"] > 0
                  and workload.declared(mod, n) != set()]
-        grew = [n for n in nodes if workload.node_entries(mod, n) >
-                workload.node_entries(mod_before or mod, n)
-                or workload.node_residency(mod, n) == workload.node_residency(mod_before or mod, n)
-                and workload.genpd_off(end, n.rsplit("/", 1)[-1])
-                and workload.genpd_off(start, n.rsplit("/", 1)[-1])]
+        grew = [n for n in nodes if mod_before and workload.node_down(start, end, n)[0]]
         missing = [n for n in nodes if n.rsplit("/", 1)[-1] not in domains]
         out.append((said and nodes and len(grew) == len(nodes) and not missing
                     and not mod.get("mode_refused"),
                     f"OS-initiated mode{'' if said else ' (the kernel did not say so)'}: "
                     f"every node above the cores entered a state ({len(grew)} of "
                     f"{len(nodes)}; without a PM domain: {', '.join(missing) or 'none'})"))
-    elif mod and mod.get("mode") == "PC":
+        return out, "OSI"
+    if mod and mod.get("mode") == "PC":
         out.append((not domains, f"platform-coordinated mode, no PM domain left "
                                  f"({len(domains)} registered)"))
-    else:
-        out.append((False, "the firmware model's mode is known (OSI or PC)"))
-    return out
+        return out, "PC"
+    out.append((False, "the firmware model's mode is known (OSI or PC)"))
+    return out, None
 
 
-def one(topo, initcall, n, args, initrd, states=None, usual=frozenset()):
+def one(topo, initcall, n, args, initrd, usual=frozenset()):
     """Boot @topo failing allocation @n of @initcall (0: none, count
-    them): (ok, name, diagnostics, calls, states per CPU)."""
-    try:
-        return _one(topo, initcall, n, args, initrd, states, usual)
-    except Exception:  # a result for every boot: the plan holds
-        return (False, f"{initcall}: allocation {n}", traceback.format_exc().splitlines(),
-                None, None, frozenset())
-
-
-def _one(topo, initcall, n, args, initrd, states, usual):
+    them), or with --recheck read that boot's console of an earlier run,
+    and judge it: (ok, name, diagnostics, calls, the console's lines)."""
     label = f"{topo.name}-{initcall}-{n}"
     log = os.path.join(args.out, f"{label}.log")
     dtb = os.path.join(args.out, f"{label}.dtb")
-    scope = INITCALLS[initcall]
-    cmdline = ["idle_workload.short", "failslab_ignore_gfp_reclaim=0",
-               f"fail_initcall={initcall},{n or COUNT}" + (f",{scope}" if scope else "")]
     try:
-        b = boot.topology_boot(topo, args.kernel, dtb, initrd, kunit=False, cmdline=cmdline,
-                               base=machine.MACHINES[args.machine])
-    except (topology.TopologyError, boot.BootError) as err:
-        return False, f"{label}: boots", str(err).splitlines(), None, None, frozenset()
-    rc = boot.run(b.argv, log, TIMEOUT)
+        if args.recheck:
+            rc = "not run again: --recheck"
+        else:
+            scope = INITCALLS[initcall]
+            cmdline = ["idle_workload.short", "failslab_ignore_gfp_reclaim=0",
+                       f"fail_initcall={initcall},{n or COUNT}" + (f",{scope}" if scope else "")]
+            try:
+                b = boot.topology_boot(topo, args.kernel, dtb, initrd, kunit=False,
+                                       cmdline=cmdline, base=machine.MACHINES[args.machine])
+            except (topology.TopologyError, boot.BootError) as err:
+                return False, f"{label}: boots", str(err).splitlines(), None, []
+            rc = boot.run(b.argv, log, TIMEOUT)
+        return judge(label, initcall, n, log, dtb, rc, usual)
+    except Exception:  # a result for every boot: the plan holds
+        return (False, f"{initcall}: allocation {n}", traceback.format_exc().splitlines(),
+                None, [])
+
+
+def judge(label, initcall, n, log, dtb, rc, usual):
+    """one()'s verdict on the console @log of the boot of tree @dtb."""
     lines = workload.read(log)
     checks = [(any("idle-workload: done" in x for x in lines),
                f"the short workload ran to its end (QEMU exited {rc})")]
     failed, calls, site, message = fault(lines, initcall, n, usual)
-    idle = idle_checks(lines, states)
+    states = dt_states(dtb)
+    if isinstance(states, str):
+        checks.append((False, f"the device tree gives each CPU's states: {states}"))
+        states = None
+    idle, ended = idle_checks(lines, states)
     if n:
         checks.append((failed, f"allocation {n} failed"))
+        checks.append((bool(site), f"the fault's stack trace names its callers: {site or 'none'}"))
         # Nothing to name when the boot ended as the one that failed
-        # nothing: OSI, the full hierarchy (a failed __GFP_NOWARN
-        # allocation the caller could do without).
-        whole = all(c for c, _ in idle) and any("OS-initiated mode" in w for _, w in idle)
+        # nothing: OSI, the full hierarchy (a caller that could do
+        # without the allocation lost nothing).
+        whole = ended == "OSI" and all(c for c, _ in idle)
         checks.append((message or whole,
                        f"a line names the failure: {message}" if message else
                        "nothing lost, nothing to name: OS-initiated mode, the full hierarchy"
@@ -243,23 +266,20 @@ def _one(topo, initcall, n, args, initrd, states, usual):
     checks.append((clean, what))
     checks += idle
     ok = all(c for c, _ in checks)
-    where = (f" at {site}" if site else
-             " (no stack trace: __GFP_NOWARN)" if n and failed else "")
-    name = (f"{initcall}: allocation {n}{where}" if n else
+    name = (f"{initcall}: allocation {n}{f' at {site}' if site else ''}" if n else
             f"{initcall}: {calls} allocations, none failed")
     diag = [f"{'ok' if c else 'not ok'}: {w}" for c, w in checks]
     diag += [f"  {x}" for r in reports for x in r[2]]
-    counts = states_per_cpu(workload.cpuidle(workload.files(
-        workload.sections(lines).get("end", []))))
-    return (ok, name.replace("#", "no."), diag + [f"console: {log}"], calls, counts,
-            frozenset(strip_time(x).strip() for x in lines))
+    return ok, name.replace("#", "no."), diag + [f"console: {log}"], calls, lines
 
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--kernel", required=True, help="the kernel's build directory")
+    ap.add_argument("--kernel", help="the kernel's build directory")
     ap.add_argument("--out", required=True, help="where the consoles and trees go")
+    ap.add_argument("--recheck", action="store_true",
+                    help="boot nothing: judge the consoles and trees in OUT of an earlier run")
     ap.add_argument("--machine", default="debug", choices=sorted(machine.MACHINES),
                     help="the base machine (harness/machine.py; default debug)")
     ap.add_argument("--jobs", type=int, default=1, help="boots at a time (default 1)")
@@ -269,11 +289,15 @@ def main():
                     help="fail only these allocations (default: each)")
     ap.add_argument("topologies", nargs="+", metavar="TOPOLOGY")
     args = ap.parse_args()
-    with open(os.path.join(args.kernel, ".config")) as f:
-        if "CONFIG_FAIL_INITCALL=y\n" not in f.read():
-            die(f"{args.kernel} has no CONFIG_FAIL_INITCALL: build the debug kernel")
-    os.makedirs(args.out, exist_ok=True)
-    initrd = boot.build_guest(os.path.join(args.out, "guest"))
+    initrd = None
+    if not args.recheck:
+        if not args.kernel:
+            die("--kernel is needed (or --recheck)")
+        with open(os.path.join(args.kernel, ".config")) as f:
+            if "CONFIG_FAIL_INITCALL=y\n" not in f.read():
+                die(f"{args.kernel} has no CONFIG_FAIL_INITCALL: build the debug kernel")
+        os.makedirs(args.out, exist_ok=True)
+        initrd = boot.build_guest(os.path.join(args.out, "guest"))
     try:
         topos = [topology.find(t) for t in args.topologies]
     except topology.TopologyError as err:
@@ -283,15 +307,17 @@ def main():
     for topo in topos:
         for initcall in initcalls:
             first = one(topo, initcall, 0, args, initrd)
-            calls, states, usual = first[3] or 0, first[4], first[5]
+            calls = first[3] or 0
+            usual = frozenset(strip_time(x).strip() for x in first[4])
             todo = [n for n in range(1, calls + 1) if not args.only or n in args.only]
-            note(f"{topo.name}, {initcall}: {calls} allocations; booting {len(todo)}")
+            note(f"{topo.name}, {initcall}: {calls} allocations; "
+                 f"{'judging' if args.recheck else 'booting'} {len(todo)}")
             scope = f" within {INITCALLS[initcall]}" if INITCALLS[initcall] else ""
             with t.subtest(f"{topo.name}: {initcall}{scope}", 1 + len(todo)) as sub:
                 sub.result(*first[:3])
                 with concurrent.futures.ThreadPoolExecutor(args.jobs) as pool:
                     for ok, name, diag, *_ in pool.map(
-                            lambda n: one(topo, initcall, n, args, initrd, states, usual), todo):
+                            lambda n: one(topo, initcall, n, args, initrd, usual), todo):
                         sub.result(ok, name, diag)
     return t.status()
 

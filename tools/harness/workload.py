@@ -177,6 +177,22 @@ def node_residency(m, node):
     return sum(r for (n, s), (e, r) in m["states"].items() if n == node)
 
 
+def node_down(before_dump, after_dump, node):
+    """(ok, entries, all_along): @node of the firmware model entered a
+    state between the dumps @before_dump and @after_dump (files()), or was
+    down all along: the model shows it in a state at both dumps (its "now"
+    column), genpd shows its domain off at both, and no stay in a state
+    ended in between (its entries and residency did not move)."""
+    before, after = model(before_dump), model(after_dump)
+    a, b = node_entries(before, node), node_entries(after, node)
+    name = node.rsplit("/", 1)[-1]
+    along = (b == a and all(m["nodes"].get(node, {}).get("now", "run") not in ("run", "?")
+                            for m in (before, after))
+             and genpd_off(before_dump, name) and genpd_off(after_dump, name)
+             and node_residency(before, node) == node_residency(after, node))
+    return b > a or along, b - a, along
+
+
 def genpd_off(dump, name):
     """Whether pm_genpd_summary in @dump shows domain @name powered off."""
     for line in dump.get("/sys/kernel/debug/pm_genpd/pm_genpd_summary", []):
@@ -199,8 +215,8 @@ def checks(log, dumps):
         residency did not move)."""
         before_dump = files(dumps.get(when, []))
         after_dump = files(dumps.get(until, []))
-        before, after = model(before_dump), model(after_dump)
-        if not before or not after:
+        after = model(after_dump)
+        if not model(before_dump) or not after:
             check(False, f"the workload dumped its counters {when} and {until}")
             return
         for node, info in sorted(after["nodes"].items()):
@@ -209,13 +225,9 @@ def checks(log, dumps):
             if info["level"] and declared(after, node) == set():
                 continue
             if info["level"] and (only is None or node in only):
-                a, b = node_entries(before, node), node_entries(after, node)
-                name = node.rsplit("/", 1)[-1]
-                stayed = (b == a and genpd_off(before_dump, name)
-                          and genpd_off(after_dump, name)
-                          and node_residency(before, node) == node_residency(after, node))
-                check(b > a or stayed, f"{node} powers down {what} ({b - a} entries"
-                      + (", down all along)" if stayed else ")"))
+                ok, entries, along = node_down(before_dump, after_dump, node)
+                check(ok, f"{node} powers down {what} ({entries} entries"
+                      + (", down all along)" if along else ")"))
 
     end = files(dumps.get("end", []))
     if not end:
