@@ -1,14 +1,35 @@
 # SPDX-License-Identifier: GPL-2.0
 # Hierarchical CPU idle for Arm: the patch series against Debian's Linux 6.1
-# and the tools that build, test and check it. `make help` lists the
-# targets and the variables that steer them; docs/architecture.md shows
-# how a target reaches its summary line.
+# (and 7.3: BASE=7.3) and the tools that build, test and check it. `make
+# help` lists the targets and the variables that steer them;
+# docs/architecture.md shows how a target reaches its summary line.
 
 .DEFAULT_GOAL := help
 SHELL := /bin/bash
 T := tools
-KERNEL := build/kunit-arm64
-RESULTS := build/results
+
+#: BASE            the kernel: 6.1 (Debian 12's linux-source-6.1) or 7.3 (linux-source-7.3 of trixie-backports)
+BASE ?= 6.1
+BASES := 6.1 7.3
+other_bases := $(filter-out 6.1,$(BASES))
+ifeq ($(filter $(BASE),$(BASES)),)
+$(error BASE=$(BASE): the bases are $(BASES))
+endif
+# A base's tree and outputs: build/ for 6.1, build/BASE/ for another; its
+# series: patches/, patches/BASE/ (the same rule as tools/lib/common.sh's).
+B := build$(if $(filter-out 6.1,$(BASE)),/$(BASE))
+TREE := $(B)/linux
+KERNEL := $(B)/kunit-arm64
+RESULTS := $(B)/results
+base_arg := $(if $(filter-out 6.1,$(BASE)),--base $(BASE))
+# Targets that have no form for another base yet.
+only_6.1 := repeat trace lava check-configs kunit-tree each-patch mutants fresh-check bench \
+	bench-cputime sim x86
+ifneq ($(BASE),6.1)
+ifneq ($(filter $(only_6.1),$(MAKECMDGOALS)),)
+$(error make $(filter $(only_6.1),$(MAKECMDGOALS)) runs on BASE=6.1 only (docs/workflow.md))
+endif
+endif
 
 #: DEMO_TOPOLOGY   make demo's topology (kunit/topologies/NAME): TOPOLOGY, else osi-1x4
 DEMO_TOPOLOGY ?= $(or $(TOPOLOGY),osi-1x4)
@@ -45,8 +66,8 @@ variant_kernel = $(KERNEL)$(if $(VARIANT),-$(VARIANT))
 variant_sfx = $(if $(VARIANT),-$(VARIANT))
 # The debug kernel boots on the debug machine (tools/harness/machine.py).
 variant_machine = $(if $(filter debug,$(VARIANT)),--machine debug)
-ensure_tree = @$(T)/series/make-tree.sh --ensure
-build_kernel = @$(T)/kernel/build-kernel.py
+ensure_tree = @$(T)/series/make-tree.sh $(base_arg) --ensure
+build_kernel = @$(T)/kernel/build-kernel.py --tree $(TREE)
 run = @$(T)/run/runner.py --jobs $(BOOT_JOBS)
 
 .PHONY: help deps tree tree-reset export kernel demo kunit test test-debug test-faults test-boards \
@@ -61,27 +82,27 @@ help: ## this list, then the variables
 # --- The series and its tree -------------------------------------------
 
 deps: ## install the Debian packages the build needs (only those missing)
-	@$(T)/series/install-deps.sh
+	@$(T)/series/install-deps.sh $(base_arg)
 
-tree: deps ## build/linux: pristine 6.1 + the four series of patches/, as a git tree
-	@$(T)/series/make-tree.sh
+tree: deps ## build/linux: pristine 6.1 + the four series of patches/, as a git tree (BASE=7.3: build/7.3/linux)
+	@$(T)/series/make-tree.sh $(base_arg)
 
 tree-reset: deps ## rebuild build/linux from patches/, saving local commits on a branch
-	@$(T)/series/make-tree.sh --reset
+	@$(T)/series/make-tree.sh $(base_arg) --reset
 
 export: ## write the commits of build/linux back into patches/, series by series
-	@$(T)/series/export-series.sh
+	@$(T)/series/export-series.sh $(base_arg)
 
 # --- Build and run ------------------------------------------------------
 
-kernel: deps ## build the test kernel into build/kunit-arm64 (VARIANT=debug: the debug kernel)
+kernel: deps ## build the test kernel into build/kunit-arm64 (VARIANT=debug: the debug kernel; BASE=7.3: build/7.3/)
 	$(ensure_tree)
 	$(build_kernel) $(if $(VARIANT),--variant $(VARIANT))
 
 demo: deps ## boot the series in QEMU, OSI mode on DEMO_TOPOLOGY, print the idle report (build/demo/)
 	$(ensure_tree)
 	$(build_kernel)
-	@$(T)/boot/demo.py --kernel $(KERNEL) --out build/demo --topology $(DEMO_TOPOLOGY) \
+	@$(T)/boot/demo.py --kernel $(KERNEL) --out $(B)/demo --topology $(DEMO_TOPOLOGY) \
 		--policy $(DEMO_POLICY)
 
 kunit: deps ## the inner loop: build incrementally and run the KUnit suites only
@@ -116,12 +137,12 @@ test-boards: deps ## boot the in-tree board corpus and the hand-written boards (
 check-dt: deps ## check a board's idle topology in QEMU and print the report (DTB=board.dtb)
 	$(ensure_tree)
 	$(build_kernel) $(if $(VARIANT),--variant $(VARIANT))
-	@$(T)/dt/check-dt.sh --kernel $(variant_kernel) --out build/check-dt$(variant_sfx) $(variant_machine) \
+	@$(T)/dt/check-dt.sh --kernel $(variant_kernel) --out $(B)/check-dt$(variant_sfx) $(variant_machine) \
 		$(or $(DTB),$(error DTB=board.dtb is needed; make dtbs DTBS=qcom/sdm845-db845c.dtb builds build/dtbs/arch/arm64/boot/dts/qcom/sdm845-db845c.dtb))
 
 dtbs: deps ## build board DTBs from the tree into build/dtbs (DTBS=...)
 	$(ensure_tree)
-	@$(T)/kernel/build-dtbs.sh --out build/dtbs $(or $(DTBS),$(error DTBS=vendor/board.dtb is needed))
+	@$(T)/kernel/build-dtbs.sh $(base_arg) --out $(B)/dtbs $(or $(DTBS),$(error DTBS=vendor/board.dtb is needed))
 
 repeat: deps ## boot one topology COUNT times and print each boot's model counts
 	$(ensure_tree)
@@ -146,11 +167,11 @@ lava: deps ## write the LAVA jobs (QEMU, db845c and FVP templates) and their art
 check: deps ## checkpatch --strict, sign-offs, prefixes, the series apply; bindings; sparse; LAVA jobs; the runner
 	$(ensure_tree)
 	@$(T)/run/test-runner.py
-	@$(T)/check/series.sh
-	@$(T)/check/bindings.sh
-	@$(T)/check/sparse.sh
-	@$(T)/lab/lava-jobs.py write --out build/lava-check
-	@$(T)/lab/lava-jobs.py validate build/lava-check/*.yaml
+	@$(T)/check/series.sh $(base_arg)
+	@$(T)/check/bindings.sh $(base_arg)
+	@$(T)/check/sparse.sh $(base_arg)
+	@$(T)/lab/lava-jobs.py write --out $(B)/lava-check
+	@$(T)/lab/lava-jobs.py validate $(B)/lava-check/*.yaml
 
 check-configs: deps ## the series builds with KUNIT=n, KUNIT=m, and in arm64 defconfig (scaled time on, off)
 	$(ensure_tree)
@@ -192,7 +213,11 @@ x86: deps ## build the series for x86-64 (defconfig + scaled CPU time) and run i
 ci: ## what .ci/run does: check, test-debug, test, test-boards, test-boards VARIANT=debug
 	@.ci/run
 
-clean: ## remove every output of the tools, keep build/linux (and build/fresh-root: rm it by hand, unmounted)
-	@find build -mindepth 1 -maxdepth 1 ! -name linux ! -name fresh-root -exec rm -rf {} + 2>/dev/null || true
-	@git -C build/linux worktree prune 2>/dev/null || true
+clean: ## remove every output of the tools, keep each base's tree (and build/fresh-root: rm it by hand, unmounted)
+	@for b in build $(addprefix build/,$(other_bases)); do \
+		[ -d $$b ] || continue; \
+		find $$b -mindepth 1 -maxdepth 1 ! -name linux ! -name fresh-root \
+			$(foreach o,$(other_bases),! -path build/$(o)) -exec rm -rf {} +; \
+		git -C $$b/linux worktree prune 2>/dev/null || true; \
+	done
 	@find tools kunit -name __pycache__ -prune -exec rm -rf {} +

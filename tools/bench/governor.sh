@@ -17,7 +17,7 @@ set -euo pipefail
 . "$(dirname "$0")/../lib/common.sh"
 help_on_request "$@"
 
-[ -d "$tree/.git" ] || die "no build/linux: run make tree first"
+need_tree
 out="$build/bench"
 mkdir -p "$out"
 use_ccache

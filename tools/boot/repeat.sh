@@ -51,7 +51,7 @@ topology=$1 count=${2:-20} extra=${3:-}
 name=$(basename "$topology" .dtsi)
 [ -f "$kernel/vmlinux" ] || die "no kernel in ${kernel#"$top"/}: run make test (or make kunit) first"
 mkdir -p "$out"
-"$top/tools/kernel/build-guest.sh" "$top/tools/guest/idle-workload.c" "$out/guest" >&2 ||
+"$top/tools/kernel/build-guest.sh" --tree "$tree" "$top/tools/guest/idle-workload.c" "$out/guest" >&2 ||
 	die "cannot build the guest's init"
 
 # Logs of an earlier, longer run of this topology would be read as this

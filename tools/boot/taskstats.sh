@@ -31,9 +31,10 @@ while [ $# -gt 0 ]; do
 	shift 2
 done
 [ -n "${kernel:-}" ] && [ -n "${out:-}" ] && [ -n "${log:-}" ] || die "--kernel, --out and --console are needed"
+tree=$(kernel_tree "$kernel")
 mkdir -p "$out" "$(dirname "$log")"
 rm -f "$log"	# no log of an earlier run may stand in for this one's
-"$top/tools/kernel/build-guest.sh" "$top/tools/guest/taskstats-check.c" "$out" >&2 \
+"$top/tools/kernel/build-guest.sh" --tree "$tree" "$top/tools/guest/taskstats-check.c" "$out" >&2 \
 	"$tree/tools/accounting/getdelays.c" || die "cannot build the guest's programs"
 
 check() { ktap_result "$1" "$name: $2"; }

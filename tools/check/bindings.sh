@@ -6,7 +6,7 @@ set -euo pipefail
 . "$(dirname "$0")/../lib/common.sh"
 help_on_request "$@"
 
-[ -d "$tree/.git" ] || die "no build/linux: run make tree first"
+need_tree
 schemas=$(tgit diff --name-only base..HEAD -- Documentation/devicetree/bindings |
 	  grep '\.yaml$' | sed 's|^Documentation/devicetree/bindings/||' || true)
 [ -n "$schemas" ] || { echo "bindings: the series changes no binding"; exit 0; }

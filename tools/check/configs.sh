@@ -26,7 +26,7 @@ use_ccache
 # The test kernel's config as kunit.py makes it now (not a .config left by
 # an earlier build, which may predate a kunitconfig change).
 note "configuring the test kernel (build/configs/test)"
-"$top/tools/kernel/build-kernel.py" --config-only --kernel "$out/test" ||
+"$top/tools/kernel/build-kernel.py" --tree "$tree" --config-only --kernel "$out/test" ||
 	die "kunit.py config failed (build/configs/test/config.log)"
 
 # <name> <base: test|defconfig> <SYMBOL=y|m|n...>: configure

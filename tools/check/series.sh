@@ -10,7 +10,7 @@ set -euo pipefail
 . "$(dirname "$0")/../lib/common.sh"
 help_on_request "$@"
 
-[ -d "$tree/.git" ] || die "no build/linux: run make tree first"
+need_tree
 allow="$top/ci/checkpatch-allow"
 bad=0
 fail() { printf 'check: %s\n' "$*"; bad=$((bad + 1)); }
@@ -32,7 +32,7 @@ apply_on_base() { # <what>
 }
 
 # 1. The series apply in order; each cover letter says what it stands on.
-[ -n "$(series_names)" ] || fail "patches/series names no series"
+[ -n "$(series_names)" ] || fail "$(rel_path "$patches")/series names no series"
 apply_on_base "all series" < <(series_files)
 for s in $(series_names); do
 	cover="$patches/$s/0000-cover-letter.patch"
@@ -50,7 +50,7 @@ done
 
 # 2. Subject prefix, Signed-off-by, checkpatch.
 while read -r p; do
-	name=${p#$patches/}
+	name=${p#"$top"/patches/}
 	subj=$(sed -n 's/^Subject: \(\[PATCH[^]]*\] \)\{0,1\}//p' "$p" | head -1)
 	[[ "$subj" =~ ^[A-Za-z0-9_./,\ -]+:\ [^\ ] ]] || fail "$name: subject '$subj' has no subsystem prefix"
 	grep -q '^Signed-off-by: .* <.*@.*>$' "$p" || fail "$name: no Signed-off-by"

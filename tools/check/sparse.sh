@@ -13,7 +13,7 @@ set -euo pipefail
 help_on_request "$@"
 
 command -v sparse >/dev/null || die "sparse is not installed: run make deps"
-[ -d "$tree/.git" ] || die "no build/linux: run make tree first"
+need_tree
 out="$build/sparse"
 src="$out/base-src"
 mkdir -p "$out"
@@ -54,9 +54,9 @@ while read -r f; do
 done < <(tgit diff --name-only base..series -- '*.c' | grep -v '^tools/')
 
 # The test kernel's configuration, from the kunitconfig (kunit.py config).
-note "configuring build/sparse/series as the test kernel"
-"$top/tools/kernel/build-kernel.py" --config-only --kernel "$out/series" ||
-	die "kunit.py config failed (build/sparse/series/config.log)"
+note "configuring $(rel_path "$out")/series as the test kernel"
+"$top/tools/kernel/build-kernel.py" --tree "$tree" --config-only --kernel "$out/series" ||
+	die "kunit.py config failed ($(rel_path "$out")/series/config.log)"
 
 # The worktree at base; a new build/linux leaves an old one behind, broken.
 if ! git -C "$src" rev-parse -q --verify base > /dev/null 2>&1; then
@@ -108,7 +108,7 @@ echo "sparse: ${#files[@]} files in ${#objs[@]} objects: $(wc -l < "$out/series/
 	"$(wc -l < "$out/base/sparse.txt") at base, $(grep -c . <<<"$new" || true) new" \
 	"($(minsec $(($(date +%s) - start))))"
 if [ -n "$new" ]; then
-	echo "sparse: new warnings (build/sparse/series/sparse.log has their lines):"
+	echo "sparse: new warnings ($(rel_path "$out")/series/sparse.log has their lines):"
 	sed 's/^/  /' <<<"$new"
 	exit 1
 fi

@@ -3,10 +3,10 @@
 """The boards of a folder (kunit/boards), ready to boot: their idle
 topologies extracted, and the malformed ones refused. Prints KTAP.
 
-    boards.py --out DIR [--dtbs DIR] BOARDS_DIR
+    boards.py --out DIR [--dtbs DIR] [--tree DIR] BOARDS_DIR
 
   - the in-tree corpus (BOARDS_DIR/corpus: kbuild DTB targets), built from
-    build/linux by tools/kernel/build-dtbs.sh into DTBS (build/dtbs);
+    TREE (build/linux) by tools/kernel/build-dtbs.sh into DTBS (build/dtbs);
   - the hand-written trees (handwritten-*.dts), compiled with dtc, whose
     header's "expect:" lines their topology carries on;
   - each one's idle topology extracted (harness/dtidle.py) into
@@ -21,7 +21,7 @@ import sys
 import traceback
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.realpath(__file__)), ".."))
-from harness import BUILD, TOOLS, die, dtidle, topology, words  # noqa: E402
+from harness import BUILD, TOOLS, TREE, die, dtidle, topology, words  # noqa: E402
 from harness.ktap import Ktap  # noqa: E402
 
 NOT_A_DTB = "not a flattened device tree"
@@ -39,6 +39,7 @@ def main():
     ap.add_argument("--out", required=True, help="where the topologies go")
     ap.add_argument("--dtbs", default=os.path.join(BUILD, "dtbs"),
                     help="where the corpus' DTBs are built")
+    ap.add_argument("--tree", default=TREE, help="the tree they are built from (default build/linux)")
     ap.add_argument("boards", help="the folder of the boards (kunit/boards)")
     args = ap.parse_args()
     src = os.path.join(args.out, "src")
@@ -57,7 +58,8 @@ def main():
 
     # The boards to extract: (name, DTB or None, why not, expect lines).
     boards = []
-    r = subprocess.run([os.path.join(TOOLS, "kernel", "build-dtbs.sh"), "--out", args.dtbs]
+    r = subprocess.run([os.path.join(TOOLS, "kernel", "build-dtbs.sh"), "--tree", args.tree,
+                        "--out", args.dtbs]
                        + corpus, capture_output=True, text=True)
     built = r.stdout.split()
     for target in corpus:

@@ -12,12 +12,16 @@ A program of tools/FOLDER/ imports it after putting tools/ on its path:
     sys.path.insert(0, os.path.join(os.path.dirname(os.path.realpath(__file__)), ".."))
     from harness import ktap
 """
+import glob
 import os
 import sys
 
 TOP = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 TOOLS = os.path.join(TOP, "tools")
 BUILD = os.path.join(TOP, "build")
+# The default base's generated tree; another base's is build/BASE/linux
+# (tools/lib/common.sh). A program given --tree or --kernel uses that
+# kernel's own (tree_of).
 TREE = os.path.join(BUILD, "linux")
 # The interpreter every program runs under: Debian's, which sees the
 # modules Debian packages (libfdt, yaml, jinja2, lava_common).
@@ -28,6 +32,20 @@ def rel(path):
     """@path relative to the checkout when it is inside it."""
     path = os.path.abspath(path)
     return os.path.relpath(path, TOP) if path.startswith(TOP + os.sep) else path
+
+
+def a_tree():
+    """A generated tree, for what every base's does alike (the KTAP
+    parser, gen_init_cpio): TREE, else another base's."""
+    others = sorted(glob.glob(os.path.join(BUILD, "*", "linux", "")))
+    return next((t for t in [TREE] + others if os.path.isdir(t)), TREE).rstrip(os.sep)
+
+
+def tree_of(kernel):
+    """The tree @kernel (a build directory) was built from: its "source"
+    link, which kbuild makes for a build outside the tree; else a_tree()."""
+    src = os.path.join(kernel, "source")
+    return os.path.realpath(src) if os.path.isdir(src) else a_tree()
 
 
 def die(msg, prog=None):

@@ -6,7 +6,7 @@ import os
 import subprocess
 import sys
 
-from . import BUILD, TOOLS, proc, rel
+from . import BUILD, TOOLS, a_tree, proc, rel
 from . import machine as qemu
 from .topology import graft
 
@@ -42,7 +42,8 @@ def build_guest(out=GUEST, init_c=None, programs=()):
     """tools/kernel/build-guest.sh into @out: an initramfs whose /init is
     @init_c (default: the idle workload); returns its cpio."""
     init_c = init_c or os.path.join(TOOLS, "guest", "idle-workload.c")
-    argv = [os.path.join(TOOLS, "kernel", "build-guest.sh"), init_c, out] + list(programs)
+    argv = [os.path.join(TOOLS, "kernel", "build-guest.sh"), "--tree", a_tree(), init_c, out]
+    argv += list(programs)
     r = subprocess.run(argv, stdin=subprocess.DEVNULL, stdout=sys.stderr)
     if r.returncode:
         raise BootError("cannot build the guest's init")

@@ -8,15 +8,11 @@ import os
 import subprocess
 import sys
 
-from . import BUILD, PYTHON, TOP, TREE, proc
+from . import BUILD, PYTHON, TOP, a_tree, proc, tree_of
 from .machine import MACHINES
 
-# The test kernel's build directory (of a variant: debug, trace).
+# The default base's test kernel (tools/kernel/build-kernel.py).
 TEST_KERNEL = os.path.join(BUILD, "kunit-arm64")
-
-
-def kernel_dir(variant=None):
-    return TEST_KERNEL + (f"-{variant}" if variant else "")
 
 QEMU_CONFIG = os.path.join(TOP, "kunit", "qemu_configs", "arm64_smp8.py")
 # kunit.py's QEMU config of each machine of harness/machine.py:
@@ -31,14 +27,16 @@ SERIES_KUNITCONFIGS = ("drivers/base/power", "drivers/cpuidle",
 HARNESS_KUNITCONFIG = os.path.join(TOP, "kunitconfig")
 
 
-def tool_dir(tree=TREE):
-    return os.path.join(tree, "tools", "testing", "kunit")
+def tool_dir(tree=None):
+    return os.path.join(tree or a_tree(), "tools", "testing", "kunit")
 
 
-def command(subcommand, kernel, tree=TREE, kunitconfigs=(), machine="test"):
+def command(subcommand, kernel, tree=None, kunitconfigs=(), machine="test"):
     """kunit.py SUBCOMMAND for arm64 on @machine (harness/machine.py),
-    building into or running from @kernel; run it with cwd=@tree."""
-    argv = [PYTHON, os.path.join(tool_dir(tree), "kunit.py"), subcommand]
+    building into or running from @kernel; run it with cwd=@tree
+    (default: @kernel's own, for parse any)."""
+    argv = [PYTHON, os.path.join(tool_dir(tree or (kernel and tree_of(kernel))), "kunit.py"),
+            subcommand]
     if subcommand == "parse":
         return argv
     argv += ["--arch=arm64", "--cross_compile=aarch64-linux-gnu-",
@@ -46,7 +44,7 @@ def command(subcommand, kernel, tree=TREE, kunitconfigs=(), machine="test"):
     return argv + [f"--kunitconfig={k}" for k in kunitconfigs]
 
 
-def kunitconfigs(tree=TREE, variant=None):
+def kunitconfigs(tree, variant=None):
     """The --kunitconfig files of the test kernel (of @variant: debug,
     trace) in @tree."""
     out = [d for d in SERIES_KUNITCONFIGS if os.path.isfile(os.path.join(tree, d, ".kunitconfig"))]
@@ -56,8 +54,9 @@ def kunitconfigs(tree=TREE, variant=None):
     return out
 
 
-def parser(tree=TREE):
-    """The kunit_parser module of @tree. Its progress lines go to the
+def parser(tree=None):
+    """The kunit_parser module of @tree (default: any generated tree's;
+    the first one imported stays). Its progress lines go to the
     standard output it finds when first imported (kunit_printer), which
     is then a buffer: a reader of results prints what it chooses."""
     path = tool_dir(tree)
@@ -68,17 +67,18 @@ def parser(tree=TREE):
     return kunit_parser
 
 
-def parse(lines, tree=TREE):
+def parse(lines, tree=None):
     """The kunit_parser Test of the KTAP in console @lines."""
     kp = parser(tree)
     return kp.parse_run_tests(line if line.endswith("\n") else line + "\n" for line in lines)
 
 
-def exec_suites(kernel, console, args=(), tree=TREE, log=None, machine="test"):
+def exec_suites(kernel, console, args=(), tree=None, log=None, machine="test"):
     """kunit.py exec of @kernel on @machine with @args, the whole
     console (--raw_output=all: kunit.py's own lines and the kernel's)
     into @console; kunit.py's standard error into @log. Returns the
     console's lines and kunit.py's exit status."""
+    tree = tree or tree_of(kernel)
     argv = command("exec", kernel, tree, machine=machine) + ["--timeout=600",
                                                             "--raw_output=all"] + list(args)
     # kunit.py does not pass a signal on to its QEMU: both go in a

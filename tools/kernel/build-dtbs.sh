@@ -15,7 +15,7 @@ if [ "${1:-}" = --out ]; then out=$2; shift 2; fi
 # its own: make it absolute.
 out=$(realpath -m "$out")
 [ $# -ge 1 ] || die "usage: build-dtbs.sh [--out DIR] VENDOR/BOARD.dtb..."
-[ -d "$tree/.git" ] || die "no build/linux: run make tree first"
+need_tree
 mkdir -p "$out"
 # A configuration of an earlier tree is brought up to date without asking.
 if [ -f "$out/.config" ]; then

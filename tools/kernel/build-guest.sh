@@ -16,7 +16,7 @@ src=${1:-$top/tools/guest/idle-workload.c}
 out=${2:-$build/guest}
 if [ $# -ge 2 ]; then shift 2; else set --; fi
 mkdir -p "$out"
-[ -f "$tree/usr/gen_init_cpio.c" ] || die "no build/linux: run make tree first"
+need_tree
 gcc -O2 -o "$out/gen_init_cpio" "$tree/usr/gen_init_cpio.c"
 aarch64-linux-gnu-gcc -static -O2 -Wall -Werror -o "$out/init" "$src" -lpthread
 cat > "$out/initramfs.list" <<LIST

@@ -11,7 +11,8 @@ is a line of its own. kunit.py's output goes to KERNEL/build.log.
 
     build-kernel.py [--variant debug|trace] [--kernel DIR] [--tree DIR] [--config-only]
 
-KERNEL is build/kunit-arm64 (build/kunit-arm64-VARIANT) by default.
+KERNEL is kunit-arm64 (kunit-arm64-VARIANT) beside the tree by default:
+build/kunit-arm64 for build/linux, build/7.3/kunit-arm64 for build/7.3/linux.
 --config-only writes the .config (kunit.py config) and builds nothing.
 """
 import argparse
@@ -22,15 +23,15 @@ import sys
 import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.realpath(__file__)), ".."))
-from harness import BUILD, TOOLS, TOP, TREE, die, note, rel, kunit  # noqa: E402
+from harness import TOOLS, TOP, TREE, die, note, rel, kunit  # noqa: E402
 
 # Objects of a full build of the test kernel when none was recorded in the
 # build directory yet.
 OBJECTS_ESTIMATE = 750
 
 
-def kernel_dir(variant):
-    return os.path.join(BUILD, "kunit-arm64" + (f"-{variant}" if variant else ""))
+def kernel_dir(tree, variant):
+    return os.path.join(os.path.dirname(tree), "kunit-arm64" + (f"-{variant}" if variant else ""))
 
 
 def inputs_digest(tree, configs):
@@ -81,10 +82,10 @@ def main():
     ap.add_argument("--progress", type=int, default=15, metavar="SECONDS",
                     help="how often to say how far along it is")
     args = ap.parse_args()
-    kernel = os.path.abspath(args.kernel or kernel_dir(args.variant))
     tree = os.path.abspath(args.tree)
-    if not os.path.isdir(os.path.join(tree, ".git")) and tree == TREE:
-        die("no build/linux: run make tree first")
+    kernel = os.path.abspath(args.kernel or kernel_dir(tree, args.variant))
+    if not os.path.isfile(os.path.join(tree, "Makefile")):
+        die(f"no {rel(tree)}: run make tree first")
     os.makedirs(kernel, exist_ok=True)
     configs = kunit.kunitconfigs(tree, args.variant)
     if os.path.isdir("/usr/lib/ccache"):

@@ -11,7 +11,7 @@ set -euo pipefail
 . "$(dirname "$0")/../lib/common.sh"
 help_on_request "$@"
 
-[ -d "$tree/.git" ] || die "no build/linux: run make tree first"
+need_tree
 src="$build/x86-src"
 kout="$build/x86"
 [ -d "$src" ] || tgit worktree add -q --detach "$src" base

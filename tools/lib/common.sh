@@ -6,12 +6,59 @@
 # tools/boot/boot.py.
 
 top=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
-build="$top/build"
-tree="$build/linux"
-patches="$top/patches"
-tarball=/usr/src/linux-source-6.1.tar.xz
 
 die() { printf '%s: %s\n' "${0##*/}" "$*" >&2; exit 1; }
+
+# The kernel base: Debian's linux-source-<base>. The default, 6.1, has its
+# tree, build directories and series at the top of build/ and patches/;
+# another base has build/<base>/ and patches/<base>/ (the Makefile's B says
+# the same). A script takes "--base B" and "--tree DIR" before its own
+# arguments; sourcing this file consumes them. --tree names a generated
+# tree (its parent is the build directory): what a Python tool passes on.
+bases="6.1 7.3"
+base=6.1
+tree=
+while [ $# -gt 0 ]; do
+	case $1 in
+	--base) [ $# -ge 2 ] || die "--base needs a value ($bases)"; base=$2; shift 2 ;;
+	--tree) [ $# -ge 2 ] || die "--tree needs a directory"; tree=$2; shift 2 ;;
+	*) break ;;
+	esac
+done
+case " $bases " in
+*" $base "*) ;;
+*) die "no base $base: one of $bases" ;;
+esac
+sub=${base/#6.1/}
+build="$top/build${sub:+/$sub}"
+patches="$top/patches${sub:+/$sub}"
+if [ -n "$tree" ]; then
+	tree=$(realpath -m "$tree")
+	build=$(dirname "$tree")
+else
+	tree="$build/linux"
+fi
+pkg=linux-source-$base
+tarball=/usr/src/$pkg.tar.xz
+unset sub
+
+# The tree as make names it (build/linux, build/7.3/linux), for messages.
+tree_name() { rel_path "$tree"; }
+rel_path() { case $1 in "$top"/*) echo "${1#"$top"/}" ;; *) echo "$1" ;; esac; }
+
+# The tree kernel build directory <dir> was built from (its "source" link,
+# which kbuild makes for a build outside the tree); else $tree.
+kernel_tree() { # <dir>
+	if [ -d "$1/source" ]; then realpath "$1/source"; else echo "$tree"; fi
+}
+
+# Stop unless the generated tree exists.
+need_tree() {
+	[ -f "$tree/Makefile" ] || die "no $(tree_name): run make $(make_base)tree first"
+}
+
+# "BASE=<base> " for a command line to show, empty for the default base.
+make_base() { [ "$base" = 6.1 ] || echo "BASE=$base "; }
 
 # -h or --help as the first argument: print the script's header comment
 # (its usage) and exit.
@@ -25,7 +72,7 @@ help_on_request() { # "$@"
 note() { printf '%s: %s\n' "${0##*/}" "$*" >&2; }
 
 # The Debian version of the installed kernel source, e.g. 6.1.192-3.
-source_version() { dpkg-query -W -f='${Version}' linux-source-6.1 2>/dev/null; }
+source_version() { dpkg-query -W -f='${Version}' "$pkg" 2>/dev/null; }
 
 # Compile through ccache when it is installed, hashing paths relative to the
 # checkout, so that a fresh clone in another folder (as CI's) hits the cache
@@ -65,7 +112,7 @@ tgit() { git -C "$tree" "$@"; }
 # The names of the series, in order.
 series_names() {
 	[ -f "$patches/series" ] || return 0
-	grep -v '^[[:space:]]*\(#\|$\)' "$patches/series"
+	grep -v '^[[:space:]]*\(#\|$\)' "$patches/series" || true
 }
 
 # The patch files of series NAME, or of all of them in order, as paths.
@@ -73,7 +120,7 @@ series_files() { # [name]
 	local s
 	for s in ${1:-$(series_names)}; do
 		[ -f "$patches/$s/series" ] || continue
-		grep -v '^[[:space:]]*\(#\|$\)' "$patches/$s/series" | sed "s|^|$patches/$s/|"
+		{ grep -v '^[[:space:]]*\(#\|$\)' "$patches/$s/series" || true; } | sed "s|^|$patches/$s/|"
 	done
 }
 

@@ -27,7 +27,7 @@ while [ $# -gt 0 ]; do
 	esac
 	shift 2
 done
-[ -d "$tree/.git" ] || die "no build/linux: run make tree first"
+need_tree
 wt="$build/each-patch"
 kernel="$build/kunit-each"
 results="$build/results/each-patch"

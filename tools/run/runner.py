@@ -45,7 +45,7 @@ import sys
 import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.realpath(__file__)), ".."))
-from harness import TOP, TREE, die, note, rel, kunit, machine, proc, results, words  # noqa: E402
+from harness import TOP, die, tree_of, note, rel, kunit, machine, proc, results, words  # noqa: E402
 from harness.ktap import Ktap  # noqa: E402
 
 CHECK_TIMEOUT = 1800
@@ -156,7 +156,7 @@ def main():
     ap.add_argument("--list", required=True, help="the checks, one a line")
     ap.add_argument("--kernel", required=True, help="the kernel's build directory")
     ap.add_argument("--out", required=True, help="where this run's results go")
-    ap.add_argument("--tree", default=TREE, help="the kernel tree (default build/linux)")
+    ap.add_argument("--tree", help="the kernel tree (default: the kernel's own)")
     ap.add_argument("--suites", help="the KUnit suites that must run, one a line")
     ap.add_argument("--filter", help="kunit.py's filter_glob for the suites")
     ap.add_argument("--only", nargs="+", metavar="NAME", help="run only these checks")
@@ -169,7 +169,8 @@ def main():
     ap.add_argument("--kernel-log", help="the kernel's console of an earlier KUnit run, "
                     "read instead of running kunit.py")
     args = ap.parse_args()
-    args.kernel, args.out, args.tree = map(os.path.abspath, (args.kernel, args.out, args.tree))
+    args.kernel, args.out = map(os.path.abspath, (args.kernel, args.out))
+    args.tree = os.path.abspath(args.tree or tree_of(args.kernel))
 
     checks = read_list(args.list, {"kernel": args.kernel, "out": args.out,
                                    "tree": args.tree, "top": TOP, "jobs": str(args.jobs),

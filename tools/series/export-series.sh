@@ -8,11 +8,12 @@
 set -euo pipefail
 . "$(dirname "$0")/../lib/common.sh"
 help_on_request "$@"
+T=$(tree_name) P=$(rel_path "$patches")/
 
-[ -d "$tree/.git" ] || die "no build/linux: run make tree first"
-tree_dirty && note "WARNING: build/linux has uncommitted changes; they are not exported"
+need_tree
+tree_dirty && note "WARNING: $T has uncommitted changes; they are not exported"
 [ -n "$(series_names)" ] || die "patches/series names no series"
-series_ends_ok || die "cannot tell where each series ends in build/linux; nothing was exported"
+series_ends_ok || die "cannot tell where each series ends in $T; nothing was exported"
 
 # Commits made on top of the tree since the last export or make tree land
 # in the last series: say so, in case one was meant for another.

@@ -3,10 +3,22 @@
 # Install, with apt-get, the Debian packages that building and testing the
 # series need. Idempotent: installs only what is missing, and runs
 # "apt-get update" only when something is.
+#
+#   install-deps.sh [--base 7.3]
+#
+# A base newer than Debian 12's comes from a suite the machine's sources may
+# not name (7.3: trixie-backports; its linux-source is arch-all and needs
+# only binutils and xz-utils): apt-get fetches it through a source list and
+# package lists of its own in a scratch directory, then installs the .deb,
+# leaving the machine's sources as they are.
 set -euo pipefail
+. "$(dirname "$0")/../lib/common.sh"
+help_on_request "$@"
+
+declare -A suite=([7.3]=trixie-backports)
 
 pkgs=(
-	linux-source-6.1	# the kernel tree the series applies to
+	"$pkg"			# the kernel tree the series applies to
 	qemu-system-arm		# qemu-system-aarch64 runs every kernel we build
 	qemu-system-x86		# make x86 boots the x86-64 build for its suite
 	gcc-aarch64-linux-gnu binutils-aarch64-linux-gnu
@@ -23,15 +35,34 @@ pkgs=(
 	lava-common python3-yaml python3-jinja2	# the LAVA jobs: validated with lava-common, qemu device type rendered (docs/lab.md)
 )
 
+installed() { [ "$(dpkg-query -W -f='${db:Status-Status}' "$1" 2>/dev/null)" = installed ]; }
+
 missing=()
 for p in "${pkgs[@]}"; do
-	[ "$(dpkg-query -W -f='${db:Status-Status}' "$p" 2>/dev/null)" = installed ] ||
-		missing+=("$p")
+	installed "$p" || missing+=("$p")
 done
 [ ${#missing[@]} -eq 0 ] && exit 0
 
 sudo=
 [ "$(id -u)" -eq 0 ] || sudo=sudo
-echo "install-deps: installing ${missing[*]}"
+debs=()
+if [ -n "${suite[$base]:-}" ] && ! installed "$pkg"; then
+	missing=("${missing[@]/$pkg/}")
+	apt=$(mktemp -d)
+	chmod 755 "$apt"	# apt's sandbox user writes the download
+	trap '$sudo rm -rf "$apt"' EXIT
+	mkdir -p "$apt/lists/partial" "$apt/archives/partial"
+	echo "deb [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] http://deb.debian.org/debian ${suite[$base]} main" > "$apt/sources.list"
+	opts=(-o Dir::Etc::SourceList="$apt/sources.list" -o Dir::Etc::SourceParts=/dev/null
+	      -o Dir::State::Lists="$apt/lists" -o Dir::Cache::Archives="$apt/archives")
+	echo "install-deps: fetching $pkg from Debian's ${suite[$base]}"
+	$sudo apt-get "${opts[@]}" update -q
+	(cd "$apt/archives" && $sudo apt-get "${opts[@]}" download "$pkg") ||
+		die "cannot fetch $pkg from ${suite[$base]}"
+	debs=("$apt/archives/${pkg}"_*.deb)
+fi
+read -ra missing <<< "${missing[*]}"
+echo "install-deps: installing ${missing[*]} ${debs[*]##*/}"
 $sudo apt-get update -q
-DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -q --no-install-recommends "${missing[@]}"
+DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -q --no-install-recommends \
+	"${missing[@]}" "${debs[@]}"

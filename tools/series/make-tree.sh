@@ -14,10 +14,11 @@
 set -euo pipefail
 . "$(dirname "$0")/../lib/common.sh"
 help_on_request "$@"
+T=$(tree_name) P=$(rel_path "$patches")/
 
 mode=${1:-update}
 version=$(source_version)
-[ -n "$version" ] && [ -f "$tarball" ] || die "linux-source-6.1 is not installed (run make deps)"
+[ -n "$version" ] && [ -f "$tarball" ] || die "$pkg is not installed (run make $(make_base)deps)"
 
 # Debian's top-level .gitignore ignores everything at the top level ("/*",
 # for its packaging). Neutralise that block in the work tree only, so that new
@@ -36,7 +37,7 @@ create_base() {
 	git -C "$tmp" init -q -b series
 	git -C "$tmp" add -f -A .
 	git -C "$tmp" -c user.name=make-tree -c user.email=make-tree@localhost \
-		commit -q -m "Linux $version (Debian linux-source-6.1 $version, pristine)"
+		commit -q -m "Linux $version (Debian $pkg $version, pristine)"
 	git -C "$tmp" tag base
 	# git am needs a committer; format-patch output does not show it.
 	git -C "$tmp" config user.email >/dev/null ||
@@ -81,12 +82,12 @@ fi
 base_msg=$(tgit log -1 --format=%s base)
 case "$base_msg" in
 *"$version"*) ;;
-*) die "build/linux is based on '$base_msg' but linux-source-6.1 $version is installed; move build/linux away and run make tree" ;;
+*) die "$T is based on '$base_msg' but $pkg $version is installed; move $T away and run make $(make_base)tree" ;;
 esac
 
 if tree_matches_patches; then
-	[ "$mode" = --ensure ] || note "build/linux matches patches/"
-	tree_dirty && note "WARNING: build/linux has uncommitted changes (commit them there, then make export)"
+	[ "$mode" = --ensure ] || note "$T matches $P"
+	tree_dirty && note "WARNING: $T has uncommitted changes (commit them there, then make $(make_base)export)"
 	exit 0
 fi
 
@@ -96,20 +97,20 @@ case "$(tgit rev-parse HEAD)" in "$applied" | "$(tgit rev-parse base)") local_co
 
 if [ "$mode" = --ensure ]; then
 	if [ $local_commits = no ] && ! tree_dirty; then
-		note "patches/ changed since build/linux was made: re-applying"
+		note "$P changed since $T was made: re-applying"
 		apply_series
 	else
-		note "WARNING: testing build/linux as it is: it differs from patches/ (make export to keep its commits)"
-		tree_dirty && note "WARNING: build/linux has uncommitted changes"
+		note "WARNING: testing $T as it is: it differs from $P (make $(make_base)export to keep its commits)"
+		tree_dirty && note "WARNING: $T has uncommitted changes"
 	fi
 	exit 0
 fi
 
-tree_dirty && die "build/linux has uncommitted changes; commit them there (then make export) or stash them. Nothing was changed."
+tree_dirty && die "$T has uncommitted changes; commit them there (then make $(make_base)export) or stash them. Nothing was changed."
 if [ $local_commits = yes ]; then
-	[ "$mode" = --reset ] || die "build/linux has commits that are not in patches/: make export keeps them, make tree-reset drops them (onto a saved branch). Nothing was changed."
+	[ "$mode" = --reset ] || die "$T has commits that are not in $P: make $(make_base)export keeps them, make $(make_base)tree-reset drops them (onto a saved branch). Nothing was changed."
 	saved="saved-$(date +%Y%m%d-%H%M%S)"
 	tgit branch "$saved" HEAD
-	note "previous commits kept on branch $saved of build/linux"
+	note "previous commits kept on branch $saved of $T"
 fi
 apply_series

@@ -39,7 +39,7 @@ topology=${1:-osi-2x4-system} extra=${2:-}
 name=$(basename "$topology" .dtsi)
 [ -f "$kernel/vmlinux" ] || die "no trace kernel in ${kernel#"$top"/}: run make trace"
 mkdir -p "$out"
-"$top/tools/kernel/build-guest.sh" "$top/tools/guest/idle-workload.c" "$out/guest" >&2 ||
+"$top/tools/kernel/build-guest.sh" --tree "$tree" "$top/tools/guest/idle-workload.c" "$out/guest" >&2 ||
 	die "cannot build the guest's init"
 
 events=power:cpu_idle,timer:hrtimer_start,timer:hrtimer_cancel
