@@ -3,6 +3,7 @@
 its command line, and its KTAP parser for reading results in Python.
 Nothing else in the harness reads KTAP."""
 import contextlib
+import inspect
 import io
 import os
 import subprocess
@@ -67,10 +68,21 @@ def parser(tree=None):
     return kunit_parser
 
 
+def printer(kp):
+    """What kunit_parser's printing functions take after their own
+    arguments: a silent Printer for 7.x's (kunit_printer.null_printer),
+    nothing for 6.1's, which print to the buffer parser() set up."""
+    if "printer" not in inspect.signature(kp.parse_run_tests).parameters:
+        return ()
+    import kunit_printer
+    return (kunit_printer.null_printer,)
+
+
 def parse(lines, tree=None):
     """The kunit_parser Test of the KTAP in console @lines."""
     kp = parser(tree)
-    return kp.parse_run_tests(line if line.endswith("\n") else line + "\n" for line in lines)
+    return kp.parse_run_tests((line if line.endswith("\n") else line + "\n" for line in lines),
+                              *printer(kp))
 
 
 def exec_suites(kernel, console, args=(), tree=None, log=None, machine="test"):

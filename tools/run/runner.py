@@ -115,7 +115,8 @@ def kernel_part(lines, tree):
     kp = kunit.parser(tree)
     stream = kp.extract_tap_lines(lines)
     head = kp.Test()
-    if not stream or not kp.parse_ktap_header(stream, head) or not kp.parse_test_plan(stream, head):
+    if (not stream or not kp.parse_ktap_header(stream, head, *kunit.printer(kp))
+            or not kp.parse_test_plan(stream, head)):
         return 0, None, None, "the kernel printed no KTAP"
     body = []
     while stream:
