@@ -74,7 +74,7 @@ SCAN = threading.Lock()
 TIMEOUT = 600
 # Frames of the fault's stack trace that are the fault machinery or the
 # allocator, not the caller.
-MACHINERY = re.compile(r"^(dump_backtrace|show_stack|dump_stack|fail_dump|should_fail|"
+MACHINERY = re.compile(r"^(dump_backtrace|show_stack|dump_stack|fail_dump|fail_initcall_nowarn|should_fail|"
                        r"__should_failslab|should_failslab|slab_pre_alloc_hook|slab_alloc|"
                        r"kmem_cache_alloc|__kmem_cache_alloc|__kmalloc|kmalloc_trace|"
                        r"__do_kmalloc|kmalloc_node_trace)")
@@ -108,8 +108,8 @@ def fault(lines, initcall, n, usual=frozenset()):
     if armed is None:
         return failed, calls, site, message
     trace = set()
-    at = next((i for i in range(armed, start) if "FAULT_INJECTION: forcing a failure" in lines[i]),
-              None)
+    at = next((i for i in range(armed, start) if "FAULT_INJECTION: forcing a failure" in lines[i]
+               or "fail_initcall: forcing a failure" in lines[i]), None)
     if at is not None:
         trace.add(at)
         frames, i = [], at + 1
