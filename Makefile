@@ -35,7 +35,7 @@ endif
 DEMO_TOPOLOGY ?= $(or $(TOPOLOGY),osi-1x4)
 #: DEMO_POLICY     make demo's CPU governor policy of PM domains: pending (default), timers, learn
 DEMO_POLICY ?= pending
-#: BOOT_JOBS       make test, test-debug, test-boards: boots at a time (2; docs/ci.md)
+#: BOOT_JOBS       make test, test-debug, test-faults, test-boards: boots at a time (2; docs/ci.md)
 BOOT_JOBS ?= 2
 #: KUNIT_FILTER    make kunit: the suites to run (kunit.py's filter_glob, e.g. genpd_*; all)
 KUNIT_FILTER ?=

@@ -220,7 +220,7 @@ def one(topo, initcall, n, args, initrd, usual=frozenset()):
     dtb = os.path.join(args.out, f"{label}.dtb")
     try:
         if args.recheck:
-            rc = "not run again: --recheck"
+            rc = None
         else:
             scope = INITCALLS[initcall]
             cmdline = ["idle_workload.short", "failslab_ignore_gfp_reclaim=0",
@@ -241,7 +241,8 @@ def judge(label, initcall, n, log, dtb, rc, usual):
     """one()'s verdict on the console @log of the boot of tree @dtb."""
     lines = workload.read(log)
     checks = [(any("idle-workload: done" in x for x in lines),
-               f"the short workload ran to its end (QEMU exited {rc})")]
+               "the short workload ran to its end ("
+               + ("an earlier run's console" if rc is None else f"QEMU exited {rc}") + ")")]
     failed, calls, site, message = fault(lines, initcall, n, usual)
     states = dt_states(dtb)
     if isinstance(states, str):
@@ -276,7 +277,8 @@ def judge(label, initcall, n, log, dtb, rc, usual):
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--kernel", help="the kernel's build directory")
+    ap.add_argument("--kernel", help="the kernel's build directory, e.g. build/kunit-arm64-debug "
+                    "(needed unless --recheck)")
     ap.add_argument("--out", required=True, help="where the consoles and trees go")
     ap.add_argument("--recheck", action="store_true",
                     help="boot nothing: judge the consoles and trees in OUT of an earlier run")
@@ -286,7 +288,8 @@ def main():
     ap.add_argument("--initcall", action="append", choices=INITCALLS,
                     help="the initcall to fail in (default: both)")
     ap.add_argument("--only", action="append", type=int, default=[],
-                    help="fail only these allocations (default: each)")
+                    help="fail only allocation N, repeatable (default: each; the counting "
+                    "boot always runs, --only 0 runs only it)")
     ap.add_argument("topologies", nargs="+", metavar="TOPOLOGY")
     args = ap.parse_args()
     initrd = None
