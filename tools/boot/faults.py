@@ -44,7 +44,8 @@ these hold:
     the kernel is in OS-initiated mode, says so, and every node of the
     firmware model above the cores with states entered one in the 2 s
     of idle (or was down all along: in a state for the model and off for
-    genpd at both dumps, no stay ended) and has its PM domain, or it is in platform-coordinated mode with no PM domain left,
+    genpd at both dumps, no stay ended) and has its PM domain, or it is
+    in platform-coordinated mode with no PM domain left,
     or (a CPU's attach failed after the switch to OS-initiated mode) in
     OS-initiated mode with no PM domain left, saying so, and no node
     above the cores entered a state: never a part of the hierarchy,
@@ -86,7 +87,8 @@ def fault(lines, initcall, n, usual=frozenset()):
     """What the kernel said of fail_initcall: (failed, calls, site,
     message). calls is the count of a boot in which none failed; site the
     first callers of the failed allocation, from the fault's stack trace
-    (none for a __GFP_NOWARN allocation); message the first line that
+    (fault-inject's report, or fail_initcall's for a __GFP_NOWARN
+    call); message the first line that
     names a failure, outside the fault's own report (no stack frame) and
     not among the @usual lines (those of the boot that failed nothing):
     from the arming of the fault to the initcall's return, else from
