@@ -21,9 +21,13 @@ B := build$(if $(filter-out 6.1,$(BASE)),/$(BASE))
 TREE := $(B)/linux
 KERNEL := $(B)/kunit-arm64
 RESULTS := $(B)/results
+# Its checks and suites: kunit/checks and kunit/suites for 6.1,
+# kunit/BASE/ for another.
+K := kunit$(if $(filter-out 6.1,$(BASE)),/$(BASE))
 base_arg := $(if $(filter-out 6.1,$(BASE)),--base $(BASE))
 # Targets that have no form for another base yet.
 only_6.1 := repeat trace lava check-configs kunit-tree each-patch mutants fresh-check bench \
+	test-faults test-boards \
 	bench-cputime sim x86
 ifneq ($(BASE),6.1)
 ifneq ($(filter $(only_6.1),$(MAKECMDGOALS)),)
@@ -70,8 +74,8 @@ ensure_tree = @$(T)/series/make-tree.sh $(base_arg) --ensure
 build_kernel = @$(T)/kernel/build-kernel.py --tree $(TREE)
 run = @$(T)/run/runner.py --jobs $(BOOT_JOBS)
 
-.PHONY: help deps tree tree-reset export kernel demo kunit test test-debug test-faults test-boards \
-	check check-configs check-dt dtbs kunit-tree each-patch mutants fresh-check repeat \
+.PHONY: help deps tree tree-reset export postable kernel demo kunit test test-debug test-faults test-boards \
+	check check-configs check-dt dtbs kunit-tree each-patch mutants prove-fixes fresh-check repeat \
 	bench bench-cputime sim trace lava x86 ci clean
 
 help: ## this list, then the variables
@@ -93,6 +97,10 @@ tree-reset: deps ## rebuild build/linux from patches/, saving local commits on a
 export: ## write the commits of build/linux back into patches/, series by series
 	@$(T)/series/export-series.sh $(base_arg)
 
+postable: deps ## the series as you post them, in build/postable/: your git identity and Signed-off-by (DCO)
+	$(ensure_tree)
+	@$(T)/series/postable.sh $(base_arg)
+
 # --- Build and run ------------------------------------------------------
 
 kernel: deps ## build the test kernel into build/kunit-arm64 (VARIANT=debug: the debug kernel; BASE=7.3: build/7.3/)
@@ -108,30 +116,30 @@ demo: deps ## boot the series in QEMU, OSI mode on DEMO_TOPOLOGY, print the idle
 kunit: deps ## the inner loop: build incrementally and run the KUnit suites only
 	$(ensure_tree)
 	$(build_kernel)
-	$(run) --list kunit/checks/kunit --kernel $(KERNEL) --out $(RESULTS)/kunit \
-		$(if $(KUNIT_FILTER),--filter '$(KUNIT_FILTER)',--suites kunit/suites)
+	$(run) --list $(K)/checks/kunit --kernel $(KERNEL) --out $(RESULTS)/kunit \
+		$(if $(KUNIT_FILTER),--filter '$(KUNIT_FILTER)',--suites $(K)/suites)
 
 test: deps ## build for arm64, run the KUnit suites and the checks of kunit/checks/test
 	$(ensure_tree)
 	$(build_kernel)
-	$(run) --list kunit/checks/test --kernel $(KERNEL) --out $(RESULTS)/test --suites kunit/suites
+	$(run) --list $(K)/checks/test --kernel $(KERNEL) --out $(RESULTS)/test --suites $(K)/suites
 
 test-debug: deps ## make test on the debug kernel (lockdep, KASAN, UBSAN, KFENCE, kmemleak...)
 	$(ensure_tree)
 	$(build_kernel) --variant debug
-	$(run) --list kunit/checks/test --kernel $(KERNEL)-debug --out $(RESULTS)/test-debug \
-		--suites kunit/suites --machine debug
+	$(run) --list $(K)/checks/test --kernel $(KERNEL)-debug --out $(RESULTS)/test-debug \
+		--suites $(K)/suites --machine debug
 
 test-faults: deps ## the debug kernel with each allocation of the PSCI domain probe and CPU attach failed in turn
 	$(ensure_tree)
 	$(build_kernel) --variant debug
-	$(run) --list kunit/checks/faults --kernel $(KERNEL)-debug --out $(RESULTS)/faults \
+	$(run) --list $(K)/checks/faults --kernel $(KERNEL)-debug --out $(RESULTS)/faults \
 		--machine debug --timeout 43200
 
 test-boards: deps ## boot the in-tree board corpus and the hand-written boards (kunit/checks/boards)
 	$(ensure_tree)
 	$(build_kernel) $(if $(VARIANT),--variant $(VARIANT))
-	$(run) --list kunit/checks/boards --kernel $(variant_kernel) \
+	$(run) --list $(K)/checks/boards --kernel $(variant_kernel) \
 		--out $(RESULTS)/boards$(variant_sfx) $(variant_machine)
 
 check-dt: deps ## check a board's idle topology in QEMU and print the report (DTB=board.dtb)
@@ -152,8 +160,8 @@ repeat: deps ## boot one topology COUNT times and print each boot's model counts
 trace: deps ## the trace kernel: its suites, a topology boot's idle trace, replayed in the simulator
 	$(ensure_tree)
 	$(build_kernel) --variant trace
-	$(run) --list kunit/checks/kunit --kernel $(KERNEL)-trace --out $(RESULTS)/trace \
-		--suites kunit/suites
+	$(run) --list $(K)/checks/kunit --kernel $(KERNEL)-trace --out $(RESULTS)/trace \
+		--suites $(K)/suites
 	@$(T)/sim/record-trace.sh --kernel $(KERNEL)-trace --out build/traces $(or $(TOPOLOGY),osi-2x4-system)
 
 lava: deps ## write the LAVA jobs (QEMU, db845c and FVP templates) and their artifacts into build/lava
@@ -188,6 +196,10 @@ each-patch: deps ## build and test every prefix of the series (bisectability)
 mutants: deps ## break each tested rule in turn and show which cases catch it
 	$(ensure_tree)
 	@$(T)/run/mutants.py
+
+prove-fixes: deps ## take each fix of the base's fixes series out in turn and show which checks fail
+	$(ensure_tree)
+	@$(T)/run/prove-fixes.py --base $(BASE) $(if $(VARIANT),--variant $(VARIANT))
 
 fresh-check: deps ## make demo then make test in a bare Debian 12 root (debootstrap, chroot)
 	@$(T)/run/fresh-check.sh

@@ -33,7 +33,7 @@ import sys
 import traceback
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.realpath(__file__)), ".."))
-from harness import die, boot, kunit, machine, proc, topology, words, workload  # noqa: E402
+from harness import base_of, die, boot, kunit, machine, proc, topology, tree_of, words, workload  # noqa: E402
 from harness.ktap import Ktap  # noqa: E402
 
 BOOT_TIMEOUT = 600
@@ -77,7 +77,7 @@ def boot_one(topo, args, initrd):
                 [] if done else [f"QEMU exited {rc}" + (
                     f": timed out after {BOOT_TIMEOUT} s" if rc == 124 else ""),
                     "the console's last lines:"] + lines[-5:]))
-    expect = topo.all("expect")
+    expect = topo.expected(args.base)
     for want in expect:
         out.append((any(want in line for line in lines), f'{n}: log has "{want}"', []))
     trouble = [line for line in lines
@@ -111,6 +111,7 @@ def main():
     ap.add_argument("topologies", nargs="+", metavar="TOPOLOGY")
     args = ap.parse_args()
     args.suites = len(words(args.suites)) if args.suites else 0
+    args.base = base_of(tree_of(args.kernel))
     os.makedirs(args.out, exist_ok=True)
     os.makedirs(args.consoles, exist_ok=True)
     try:

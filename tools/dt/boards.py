@@ -21,7 +21,7 @@ import sys
 import traceback
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.realpath(__file__)), ".."))
-from harness import BUILD, TOOLS, TREE, die, dtidle, topology, words  # noqa: E402
+from harness import BUILD, TOOLS, TREE, base_of, die, dtidle, topology, words  # noqa: E402
 from harness.ktap import Ktap  # noqa: E402
 
 NOT_A_DTB = "not a flattened device tree"
@@ -70,7 +70,7 @@ def main():
         name = f[:-len(".dts")]
         dtb = os.path.join(src, f"{name}.dtb")
         ok, err = dtc(os.path.join(args.boards, f), dtb)
-        expect = topology.Topology(os.path.join(args.boards, f)).all("expect")
+        expect = topology.Topology(os.path.join(args.boards, f)).expected(base_of(args.tree))
         boards.append((name, dtb if ok else None, f"dtc fails: {err}", expect))
 
     for name, dtb, why, expect in boards:

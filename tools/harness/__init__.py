@@ -48,6 +48,20 @@ def tree_of(kernel):
     return os.path.realpath(src) if os.path.isdir(src) else a_tree()
 
 
+def base_of(tree):
+    """The base @tree is: "6.1" or "7.3", from its Makefile's VERSION and
+    PATCHLEVEL."""
+    v = {}
+    with open(os.path.join(tree, "Makefile")) as f:
+        for line in f:
+            key, _, value = line.partition("=")
+            if key.strip() in ("VERSION", "PATCHLEVEL"):
+                v[key.strip()] = value.strip()
+            if len(v) == 2:
+                break
+    return f"{v.get('VERSION')}.{v.get('PATCHLEVEL')}"
+
+
 def die(msg, prog=None):
     """Exit with status 2 and a message naming the program."""
     sys.stderr.write(f"{prog or os.path.basename(sys.argv[0])}: {msg}\n")

@@ -24,7 +24,7 @@ QEMU_CONFIGS = {name: QEMU_CONFIG if name == "test" else
 # The test kernel's configuration: the series' own .kunitconfig files
 # (those that exist in the tree at hand) and the harness' fragment.
 SERIES_KUNITCONFIGS = ("drivers/base/power", "drivers/cpuidle",
-                       "drivers/firmware/psci", "kernel/sched")
+                       "drivers/firmware/psci", "drivers/pmdomain", "kernel/sched")
 HARNESS_KUNITCONFIG = os.path.join(TOP, "kunitconfig")
 
 

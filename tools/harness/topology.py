@@ -10,6 +10,9 @@ A source's first comment may hold header lines " * KEY: VALUE":
   cmdline: ARGS  add ARGS to the kernel command line
   qemu: ARGS     add ARGS to QEMU's command line
   expect: TEXT   the boot log must have TEXT (exempt from the warning check)
+  expect X.Y: TEXT
+                 on base X.Y, the lines to expect instead of the expect: lines
+                 (where that base's series says it otherwise, or not yet)
   refused: TEXT  (a malformed board) the extractor refuses it saying TEXT
   changed: TEXT, note: TEXT
                  what the extractor changed to boot a board in QEMU
@@ -50,7 +53,7 @@ class Topology:
             for line in self.text[start:end].splitlines():
                 if line.startswith(" * ") and ": " in line:
                     key, value = line[3:].split(": ", 1)
-                    if key in KEYS:
+                    if key in KEYS or key.startswith("expect "):
                         self.header.append((key, value))
 
     def get(self, key, default=None):
@@ -58,6 +61,10 @@ class Topology:
 
     def all(self, key):
         return [v for k, v in self.header if k == key]
+
+    def expected(self, base):
+        """The lines a boot on @base (base_of()) must log."""
+        return self.all(f"expect {base}") or self.all("expect")
 
     @property
     def cpus(self):
