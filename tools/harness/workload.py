@@ -193,6 +193,14 @@ def node_down(before_dump, after_dump, node):
     return b > a or along, b - a, along
 
 
+def genpd_domains(dump):
+    """The domains pm_genpd_summary in @dump lists (its unindented lines
+    after the header's rule)."""
+    lines = dump.get("/sys/kernel/debug/pm_genpd/pm_genpd_summary", [])
+    rule = next((i for i, line in enumerate(lines) if line.startswith("---")), len(lines))
+    return [line.split()[0] for line in lines[rule + 1:] if line[:1].strip()]
+
+
 def genpd_off(dump, name):
     """Whether pm_genpd_summary in @dump shows domain @name powered off."""
     for line in dump.get("/sys/kernel/debug/pm_genpd/pm_genpd_summary", []):
@@ -235,6 +243,12 @@ def checks(log, dumps):
         return res
     mod = model(end)
     osi = any("topology using OSI mode" in line for line in log)
+    # A failed PSCI domain probe removes every domain it created: nothing
+    # else provides PM domains on these machines.
+    if any("failed to create CPU PM domains" in line for line in log):
+        left = genpd_domains(end)
+        check(not left, "the failed PSCI domain probe left no PM domain registered"
+              + (f" (left: {' '.join(left)})" if left else ""))
     idle = cpuidle(end)
     rejected = sum(s.get("rejected", 0) for s in idle.values())
     if mod and mod.get("mode") == "OSI":
