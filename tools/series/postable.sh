@@ -1,0 +1,103 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# Make the series of a base postable, with the poster's own identity:
+# build/[BASE/]postable/NAME/ gets git format-patch's files of series NAME
+# (all of the base's by default, "NOT FOR UPSTREAM" ones included but
+# said so), with a cover letter from git (its subject and text from
+# patches/NAME/0000-cover-letter.patch, the shortlog and diffstat from
+# git) and base-commit information.
+#
+# Every commit's author becomes the poster of git config user.name and
+# user.email, and every Signed-off-by of another identity is replaced by
+# the poster's: the patches/ files carry a placeholder identity that must
+# never be posted. The poster certifies the Developer's Certificate of
+# Origin (Documentation/process/submitting-patches.rst) with that
+# Signed-off-by: the script says so, and refuses to run when the identity
+# is unset or is an example one. The result is searched for the
+# placeholder before it is kept.
+#
+#   postable.sh [--base 7.3] [NAME...]
+set -euo pipefail
+. "$(dirname "$0")/../lib/common.sh"
+help_on_request "$@"
+
+need_tree
+series_ends_ok || die "cannot tell where each series ends in $(tree_name)"
+name=$(git -C "$top" config user.name || true)
+email=$(git -C "$top" config user.email || true)
+if [ -z "$name" ] || [ -z "$email" ]; then
+	die "git config user.name and user.email must name you, the poster (git config --global user.name 'Your Name')"
+fi
+# Not an address at a domain reserved for examples (RFC 2606), as the
+# patches' placeholder is.
+if printf '%s\n' "$email" | grep -Eiq '[@.](example|invalid|test|localhost)(\.(com|org|net))?$'; then
+	die "$email is an example address: set git config user.email to your own"
+fi
+poster="$name <$email>"
+
+out="$build/postable"
+want=${*:-$(series_names)}
+for s in $want; do
+	series_names | grep -qx "$s" || die "no series $s in $(rel_path "$patches")/series"
+done
+tmp=$(mktemp -d)
+trap 'tgit worktree remove --force "$tmp/wt" >/dev/null 2>&1 || true; rm -rf "$tmp"' EXIT
+
+# The tree's commits, rewritten in a worktree of their own (the tree and
+# its end/ branches stay as they are): the poster as author, their
+# Signed-off-by in place of any other.
+tgit worktree add -q --detach "$tmp/wt" HEAD
+cat > "$tmp/stamp" <<'EOF'
+#!/bin/sh
+git log -1 --format=%B | grep -v '^Signed-off-by: ' | git stripspace |
+	git commit -q --amend --reset-author -s -F -
+EOF
+chmod +x "$tmp/stamp"
+base_commit=$(tgit rev-parse base)
+GIT_AUTHOR_NAME=$name GIT_AUTHOR_EMAIL=$email GIT_COMMITTER_NAME=$name GIT_COMMITTER_EMAIL=$email \
+	git -C "$tmp/wt" -c user.name="$name" -c user.email="$email" \
+	rebase -q --no-update-refs --exec "$tmp/stamp" "$base_commit" >/dev/null
+
+# Series NAME's range in the rewritten commits: the same positions.
+stamped_range() { # <name>
+	local range from to
+	range=$(series_range "$1")
+	from=$(tgit rev-list --count "base..${range%%..*}")
+	to=$(tgit rev-list --count "base..${range##*..}")
+	printf '%s..%s\n' "$(git -C "$tmp/wt" rev-parse "HEAD~$(($(tgit rev-list --count base..HEAD) - from))")" \
+		"$(git -C "$tmp/wt" rev-parse "HEAD~$(($(tgit rev-list --count base..HEAD) - to))")"
+}
+
+rm -rf "$out"
+for s in $want; do
+	dir="$out/$s"
+	prefix=PATCH
+	[ -f "$patches/$s/subject-prefix" ] && prefix=$(head -1 "$patches/$s/subject-prefix")
+	git -C "$tmp/wt" -c core.abbrev=12 format-patch -q --cover-letter --base="$base_commit" \
+		--subject-prefix="$prefix" -o "$dir" "$(stamped_range "$s")"
+	cover=$(ls "$dir"/0000-cover-letter.patch)
+	ours="$patches/$s/0000-cover-letter.patch"
+	if [ -f "$ours" ]; then
+		# Our subject and text in place of git's placeholders.
+		subject=$(sed -n 's/^Subject: \[[^]]*\] //p' "$ours")
+		sed -n '/^$/,/^[^ ].* ([0-9]*):$/p' "$ours" | sed '1d;$d' > "$tmp/blurb"
+		awk -v subject="$subject" -v blurb="$tmp/blurb" '
+			/\*\*\* SUBJECT HERE \*\*\*/ { sub(/\*\*\* SUBJECT HERE \*\*\*/, subject) }
+			/^\*\*\* BLURB HERE \*\*\*$/ { while ((getline l < blurb) > 0) print l; next }
+			{ print }' "$cover" > "$tmp/cover" && mv "$tmp/cover" "$cover"
+	else
+		note "WARNING: series $s has no cover letter text: fill in $(rel_path "$cover")"
+	fi
+	n=$(find "$dir" -name '*.patch' ! -name '0000-*' | wc -l)
+	note "$(rel_path "$dir"): $n patches and a cover letter, [$prefix]"
+	case $prefix in *"NOT FOR UPSTREAM"*) note "  (not for upstream: test infrastructure)" ;; esac
+done
+
+if grep -rEl "a-seed-[0-9a-f]+|\.example>" "$out" >"$tmp/left"; then
+	rm -rf "$out"
+	die "the placeholder identity is still in: $(tr '\n' ' ' < "$tmp/left")"
+fi
+note "every patch is authored and signed off by $poster"
+note "your Signed-off-by certifies the Developer's Certificate of Origin 1.1"
+note "(Documentation/process/submitting-patches.rst, \"Sign your work\"): read it before posting"
+note "base-commit: $base_commit is Debian's import of $(tgit log -1 --format=%s base)"
