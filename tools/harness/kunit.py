@@ -52,7 +52,18 @@ def kunitconfigs(tree, variant=None):
     out.append(HARNESS_KUNITCONFIG)
     if variant:
         out.append(os.path.join(TOP, "kunit", f"{variant}.kunitconfig"))
+    if variant == "debug" and has_option(tree, "lib/Kconfig.debug", "FAIL_INITCALL"):
+        out.append(os.path.join(TOP, "kunit", "fail-initcall.kunitconfig"))
     return out
+
+
+def has_option(tree, kconfig, name):
+    """Whether @tree's Kconfig file @kconfig declares option @name."""
+    try:
+        with open(os.path.join(tree, kconfig)) as f:
+            return any(line.split() == ["config", name] for line in f)
+    except OSError:
+        return False
 
 
 def parser(tree=None):
