@@ -77,7 +77,7 @@ def boot_one(topo, args, initrd):
                 [] if done else [f"QEMU exited {rc}" + (
                     f": timed out after {BOOT_TIMEOUT} s" if rc == 124 else ""),
                     "the console's last lines:"] + lines[-5:]))
-    expect = topo.expected(args.base)
+    expect = topo.all("expect")
     for want in expect:
         out.append((any(want in line for line in lines), f'{n}: log has "{want}"', []))
     trouble = [line for line in lines
@@ -115,7 +115,7 @@ def main():
     os.makedirs(args.out, exist_ok=True)
     os.makedirs(args.consoles, exist_ok=True)
     try:
-        topos = [topology.find(t) for t in args.topologies]
+        topos = [topology.find(t, args.base) for t in args.topologies]
         initrd = boot.build_guest(args.guest or os.path.join(args.out, "guest"))
         boot.kernel_image(args.kernel)
     except (topology.TopologyError, boot.BootError) as err:

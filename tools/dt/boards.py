@@ -70,7 +70,7 @@ def main():
         name = f[:-len(".dts")]
         dtb = os.path.join(src, f"{name}.dtb")
         ok, err = dtc(os.path.join(args.boards, f), dtb)
-        expect = topology.Topology(os.path.join(args.boards, f)).expected(base_of(args.tree))
+        expect = topology.Topology(os.path.join(args.boards, f), base_of(args.tree)).all("expect")
         boards.append((name, dtb if ok else None, f"dtc fails: {err}", expect))
 
     for name, dtb, why, expect in boards:

@@ -10,12 +10,13 @@ A source's first comment may hold header lines " * KEY: VALUE":
   cmdline: ARGS  add ARGS to the kernel command line
   qemu: ARGS     add ARGS to QEMU's command line
   expect: TEXT   the boot log must have TEXT (exempt from the warning check)
-  expect X.Y: TEXT
-                 on base X.Y, the lines to expect instead of the expect: lines
-                 (where that base's series says it otherwise, or not yet)
   refused: TEXT  (a malformed board) the extractor refuses it saying TEXT
   changed: TEXT, note: TEXT
                  what the extractor changed to boot a board in QEMU
+
+A key followed by a base ("expect 7.3: TEXT", "cmdline 7.3: ARGS") gives
+that key's lines on that base (base_of(): where its series prints
+otherwise, or an initcall has another name), in place of the plain key's.
 
 This module is the one reader of that header.
 """
@@ -37,8 +38,10 @@ class TopologyError(Exception):
 
 
 class Topology:
-    def __init__(self, path):
+    def __init__(self, path, base=None):
+        """@path's topology, as booted on kernel base @base ("7.3")."""
         self.path = os.path.abspath(path)
+        self.base = base
         base = os.path.basename(path)
         self.name = base.rsplit(".", 1)[0] if base.endswith((".dtsi", ".dts")) else base
         try:
@@ -53,18 +56,18 @@ class Topology:
             for line in self.text[start:end].splitlines():
                 if line.startswith(" * ") and ": " in line:
                     key, value = line[3:].split(": ", 1)
-                    if key in KEYS or key.startswith("expect "):
+                    if key.split(" ")[0] in KEYS:
                         self.header.append((key, value))
 
     def get(self, key, default=None):
-        return next((v for k, v in self.header if k == key), default)
+        values = self.all(key)
+        return values[0] if values else default
 
     def all(self, key):
-        return [v for k, v in self.header if k == key]
-
-    def expected(self, base):
-        """The lines a boot on @base (base_of()) must log."""
-        return self.all(f"expect {base}") or self.all("expect")
+        """The header's lines of @key: those of "@key BASE" if it has any
+        for its base, else the plain key's."""
+        own = [v for k, v in self.header if self.base and k == f"{key} {self.base}"]
+        return own or [v for k, v in self.header if k == key]
 
     @property
     def cpus(self):
@@ -100,14 +103,15 @@ class Topology:
             raise TopologyError(f"{rel(self.path)}: source: {base}: {err.strerror}") from None
 
 
-def find(name):
-    """kunit/topologies/NAME.dtsi, or else the file NAME."""
+def find(name, base=None):
+    """kunit/topologies/NAME.dtsi, or else the file NAME (for kernel base
+    @base)."""
     path = os.path.join(TOPOLOGIES, f"{name}.dtsi")
     if not os.path.isfile(path):
         path = name
     if not os.path.isfile(path):
         raise TopologyError(f"no topology {name} in kunit/topologies/ and no file {name}")
-    return Topology(path)
+    return Topology(path, base)
 
 
 def topologies():
