@@ -27,7 +27,7 @@ K := kunit$(if $(filter-out 6.1,$(BASE)),/$(BASE))
 base_arg := $(if $(filter-out 6.1,$(BASE)),--base $(BASE))
 # Targets that have no form for another base yet.
 only_6.1 := repeat trace lava check-configs kunit-tree each-patch mutants fresh-check bench \
-	test-faults test-boards \
+	test-boards \
 	bench-cputime sim x86
 ifneq ($(BASE),6.1)
 ifneq ($(filter $(only_6.1),$(MAKECMDGOALS)),)
@@ -43,8 +43,10 @@ DEMO_POLICY ?= pending
 BOOT_JOBS ?= 2
 #: KUNIT_FILTER    make kunit: the suites to run (kunit.py's filter_glob, e.g. genpd_*; all)
 KUNIT_FILTER ?=
-#: VARIANT         make kernel, test-boards, check-dt: the kernel (debug: make test-debug's)
+#: VARIANT         make kernel, test-boards, check-dt, prove-fixes: the kernel (debug: make test-debug's)
 VARIANT ?=
+#: CHECKS          make prove-fixes: the base's list of checks to run (test; faults with VARIANT=debug)
+CHECKS ?=
 #: DTB             make check-dt: the board's DTB (make dtbs builds them in build/dtbs/arch/arm64/boot/dts/)
 DTB ?=
 #: DTBS            make dtbs: kbuild DTB targets (qcom/sdm845-db845c.dtb ...)
@@ -199,7 +201,8 @@ mutants: deps ## break each tested rule in turn and show which cases catch it
 
 prove-fixes: deps ## take each fix of the base's fixes series out in turn and show which checks fail
 	$(ensure_tree)
-	@$(T)/run/prove-fixes.py --base $(BASE) $(if $(VARIANT),--variant $(VARIANT))
+	@$(T)/run/prove-fixes.py --base $(BASE) $(if $(VARIANT),--variant $(VARIANT)) \
+		$(if $(CHECKS),--checks $(CHECKS))
 
 fresh-check: deps ## make demo then make test in a bare Debian 12 root (debootstrap, chroot)
 	@$(T)/run/fresh-check.sh
@@ -222,7 +225,7 @@ x86: deps ## build the series for x86-64 (defconfig + scaled CPU time) and run i
 	$(ensure_tree)
 	@$(T)/kernel/build-x86.sh
 
-ci: ## what .ci/run does: check, test-debug, test, test-boards, test-boards VARIANT=debug
+ci: ## what .ci/run does: check, test-debug, test, test-boards (both kernels), test BASE=7.3
 	@.ci/run
 
 clean: ## remove every output of the tools, keep each base's tree (and build/fresh-root: rm it by hand, unmounted)

@@ -14,9 +14,10 @@ is reverted together with the later fixes it needs, newest first, and the
 line says so.
 
 --variant debug builds the debug kernel instead (KASAN, kmemleak...) and
-boots it on the debug machine, for a fix that only a checker sees.
+boots it on the debug machine, for a fix that only a checker sees;
+--checks faults runs the base's checks/faults list instead of checks/test.
 
-    prove-fixes.py [--base 7.3] [--variant debug] [NAME-SUBSTRING ...]
+    prove-fixes.py [--base 7.3] [--variant debug] [--checks faults] [NAME-SUBSTRING ...]
 """
 
 import argparse
@@ -77,7 +78,7 @@ def restore(tree):
     git(tree, 'reset', '-q', '--hard', 'HEAD')
 
 
-def run_checks(tree, kernel, base, variant, results):
+def run_checks(tree, kernel, base, variant, checks, results):
     """Build @tree into @kernel and run the base's checks: (status, stdout, stderr)."""
     kdir = os.path.join(TOP, 'kunit', *([] if base == '6.1' else [base]))
     debug = ['--variant', variant] if variant else []
@@ -85,7 +86,7 @@ def run_checks(tree, kernel, base, variant, results):
     for argv in ([os.path.join(TOOLS, 'kernel', 'build-kernel.py'), '--tree', tree,
                   '--kernel', kernel] + debug,
                  [os.path.join(TOOLS, 'run', 'runner.py'), '--list',
-                  os.path.join(kdir, 'checks', 'test'), '--kernel', kernel, '--out', results,
+                  os.path.join(kdir, 'checks', checks), '--kernel', kernel, '--out', results,
                   '--suites', os.path.join(kdir, 'suites')]
                  + (['--machine', variant] if variant else [])):
         with open(results + '.out', 'w+') as o, open(results + '.err', 'w+') as e:
@@ -102,6 +103,7 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split('\n\n')[0])
     ap.add_argument('--base', default='6.1', help='the base whose fixes to prove (default 6.1)')
     ap.add_argument('--variant', choices=('debug',), help='build and boot the debug kernel')
+    ap.add_argument('--checks', default='test', help="the base's list of checks (default test)")
     ap.add_argument('names', nargs='*', metavar='NAME-SUBSTRING',
                     help='only the fixes whose subject holds one of these')
     args = ap.parse_args()
@@ -124,7 +126,8 @@ def main():
                 print(f'{subject}: NOT RUN (it does not revert)', flush=True)
                 not_run += 1
                 continue
-            rc, stdout, stderr = run_checks(tree, kernel, args.base, args.variant, results)
+            rc, stdout, stderr = run_checks(tree, kernel, args.base, args.variant, args.checks,
+                                            results)
         finally:
             restore(tree)
         lines = stdout.splitlines()
