@@ -3,6 +3,7 @@
 them and says what was running when each came (tools/report/kernel-reports.py,
 tools/boot/faults.py)."""
 import re
+from collections import Counter
 
 from harness import kunit
 
@@ -90,5 +91,10 @@ def scan(label, path, require):
     if not reports:
         return True, f'{label}: no report in {len(lines)} lines', []
     first_report, ctx, _ = reports[0]
-    more = f' (and {len(reports) - 1} more)' if len(reports) > 1 else ''
+    # The others by kind ("WARNING", "unreferenced object"), so that
+    # runs with different reports have different names.
+    kinds = Counter(k.split(':')[0].split(' 0x')[0].strip() for k, _, _ in reports[1:])
+    more = (f' (and {len(reports) - 1} more: '
+            + ', '.join(f'{k} {n}' for k, n in sorted(kinds.items())) + ')'
+            if len(reports) > 1 else '')
     return False, f'{label}: "{first_report}" {ctx}{more}'.replace('#', 'no.'), reports

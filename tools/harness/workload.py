@@ -195,8 +195,10 @@ def node_down(before_dump, after_dump, node):
 
 def genpd_domains(dump):
     """The domains pm_genpd_summary in @dump lists (its unindented lines
-    after the header's rule)."""
-    lines = dump.get("/sys/kernel/debug/pm_genpd/pm_genpd_summary", [])
+    after the header's rule), None if it has no such file."""
+    lines = dump.get("/sys/kernel/debug/pm_genpd/pm_genpd_summary")
+    if lines is None:
+        return None
     rule = next((i for i, line in enumerate(lines) if line.startswith("---")), len(lines))
     return [line.split()[0] for line in lines[rule + 1:] if line[:1].strip()]
 
@@ -247,8 +249,9 @@ def checks(log, dumps):
     # else provides PM domains on these machines.
     if any("failed to create CPU PM domains" in line for line in log):
         left = genpd_domains(end)
-        check(not left, "the failed PSCI domain probe left no PM domain registered"
-              + (f" (left: {' '.join(left)})" if left else ""))
+        check(left == [], "the failed PSCI domain probe left no PM domain registered"
+              + (" (no pm_genpd_summary in the dump)" if left is None
+                 else f" (left: {' '.join(left)})" if left else ""))
     idle = cpuidle(end)
     rejected = sum(s.get("rejected", 0) for s in idle.values())
     if mod and mod.get("mode") == "OSI":

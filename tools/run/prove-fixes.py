@@ -13,6 +13,12 @@ A fix that cannot be reverted alone (a later fix changes the same lines)
 is reverted together with the later fixes it needs, newest first, and the
 line says so.
 
+The checks run first on the tree as it is: a check that fails there too
+(a report no fix is about) proves nothing, and only the checks that fail
+without the fix and not with it count. Checks are compared by name with
+their numbers left out (a CPU, a count of reports), so a check that
+fails with and without a fix for different reasons is not told apart.
+
 --variant debug builds the debug kernel instead (KASAN, kmemleak...) and
 boots it on the debug machine, for a fix that only a checker sees;
 --checks faults runs the base's checks/faults list instead of checks/test.
@@ -22,6 +28,7 @@ boots it on the debug machine, for a fix that only a checker sees;
 
 import argparse
 import os
+import re
 import subprocess
 import sys
 
@@ -75,7 +82,22 @@ def revert(tree, fixes, i):
 
 def restore(tree):
     git(tree, 'revert', '--quit', check=False)
-    git(tree, 'reset', '-q', '--hard', 'HEAD')
+    if git(tree, 'reset', '-q', '--hard', 'HEAD', check=False).returncode:
+        die(f'could not put {rel(tree)} back: git reset --hard HEAD there by hand')
+
+
+def failures(stdout):
+    """The runner's failed checks, or None if it printed no summary."""
+    lines = stdout.splitlines()
+    if not any(line.startswith('kunit: ') for line in lines):
+        return None
+    return [line.split(': ', 1)[1] for line in lines
+            if line.strip().startswith(('fail:', 'error:', 'missing:'))]
+
+
+def key(name):
+    """A check's name without its numbers."""
+    return re.sub(r'[0-9]+', '#', name)
 
 
 def run_checks(tree, kernel, base, variant, checks, results):
@@ -116,6 +138,14 @@ def main():
     results = os.path.join(b, 'results', 'prove' + suffix)
     os.makedirs(os.path.dirname(results), exist_ok=True)
     proc.stop_on_signals()
+    rc, stdout, stderr = run_checks(tree, kernel, args.base, args.variant, args.checks, results)
+    baseline = failures(stdout)
+    if baseline is None:
+        die(f'the checks did not run on {rel(tree)} as it is: '
+            + (stderr.strip().splitlines() or ['no output'])[-1])
+    print(f'with every fix: {stdout.splitlines()[-1]}'
+          + (f'; failing already: {", ".join(baseline)}' if baseline else ''), flush=True)
+    known = {key(name) for name in baseline}
     unproven = not_run = 0
     for i, (subject, _) in enumerate(fixes):
         if args.names and not any(n in subject for n in args.names):
@@ -130,18 +160,17 @@ def main():
                                             results)
         finally:
             restore(tree)
-        lines = stdout.splitlines()
         also = f' (reverted with: {"; ".join(gone[1:])})' if gone[1:] else ''
-        if not any(line.startswith('kunit: ') for line in lines):
+        failed = failures(stdout)
+        if failed is None:
             tail = (stderr.strip().splitlines() or ['no output'])[-1]
             print(f'{subject}{also}: NOT RUN (no "kunit:" summary; {tail})', flush=True)
             not_run += 1
             continue
-        failed = [line.split(': ', 1)[1] for line in lines
-                  if line.strip().startswith(('fail:', 'error:', 'missing:'))]
-        print(f'{subject}{also}: {lines[-1]}; failed without it: '
-              f'{", ".join(failed) or "NOTHING"}', flush=True)
-        if not failed and rc == 0:
+        new = [name for name in failed if key(name) not in known]
+        print(f'{subject}{also}: {stdout.splitlines()[-1]}; failed without it only: '
+              f'{", ".join(new) or "NOTHING"}', flush=True)
+        if not new:
             unproven += 1
     print(f'prove-fixes: {unproven} not proven, {not_run} not run')
     return 1 if unproven or not_run else 0
