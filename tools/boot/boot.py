@@ -26,7 +26,7 @@ import shlex
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.realpath(__file__)), ".."))
-from harness import die, note, boot, kunit, machine as qemu, proc, topology  # noqa: E402
+from harness import die, kernel_base, note, boot, kunit, machine as qemu, proc, topology  # noqa: E402
 
 
 def main():
@@ -76,7 +76,7 @@ def main():
         elif args.topology:
             if not args.dtb:
                 die("--topology needs --dtb OUT.dtb, where the grafted tree goes")
-            topo = topology.find(args.topology)
+            topo = topology.find(args.topology, kernel_base(args.kernel))
             argv = boot.topology_command(topo, args.kernel, args.dtb, initrd,
                                          kunit=not args.no_kunit, cmdline=cmdline, base=base,
                                          must_exist=args.log is not None, cpus=args.cpus)

@@ -21,7 +21,7 @@ import sys
 import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.realpath(__file__)), ".."))
-from harness import PYTHON, TOOLS, die, note, rel, boot, proc, topology, workload  # noqa: E402
+from harness import PYTHON, TOOLS, die, kernel_base, note, rel, boot, proc, topology, workload  # noqa: E402
 
 BOOT_TIMEOUT = 300
 
@@ -36,7 +36,7 @@ def main():
     args = ap.parse_args()
     os.makedirs(args.out, exist_ok=True)
     try:
-        topo = topology.find(args.topology)
+        topo = topology.find(args.topology, kernel_base(args.kernel))
         log = os.path.join(args.out, f"{topo.name}.log")
         initrd = boot.build_guest(os.path.join(args.out, "guest"))
         argv = boot.topology_command(topo, args.kernel, os.path.join(args.out, f"{topo.name}.dtb"),

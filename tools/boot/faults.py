@@ -63,7 +63,7 @@ import threading
 import traceback
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.realpath(__file__)), ".."))
-from harness import boot, die, dtidle, machine, note, topology, workload  # noqa: E402
+from harness import boot, die, dtidle, kernel_base, machine, note, topology, workload  # noqa: E402
 from harness.fdt import Refused  # noqa: E402
 from harness.ktap import Ktap  # noqa: E402
 from harness.reports import KMEMLEAK_SCAN, scan, strip_time  # noqa: E402
@@ -304,7 +304,8 @@ def main():
         os.makedirs(args.out, exist_ok=True)
         initrd = boot.build_guest(os.path.join(args.out, "guest"))
     try:
-        topos = [topology.find(t) for t in args.topologies]
+        topos = [topology.find(t, kernel_base(args.kernel) if args.kernel else None)
+                 for t in args.topologies]
     except topology.TopologyError as err:
         die(str(err))
     initcalls = args.initcall or list(INITCALLS)

@@ -62,6 +62,11 @@ def base_of(tree):
     return f"{v.get('VERSION')}.{v.get('PATCHLEVEL')}"
 
 
+def kernel_base(kernel):
+    """The base of the tree build directory @kernel was built from."""
+    return base_of(tree_of(kernel))
+
+
 def die(msg, prog=None):
     """Exit with status 2 and a message naming the program."""
     sys.stderr.write(f"{prog or os.path.basename(sys.argv[0])}: {msg}\n")

@@ -63,7 +63,7 @@ import sys
 import yaml
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.realpath(__file__)), ".."))
-from harness import TOOLS, TOP, die, rel, boot, kunit, topology, workload  # noqa: E402
+from harness import TOOLS, TOP, die, kernel_base, rel, boot, kunit, topology, workload  # noqa: E402
 from harness import machine as qemu  # noqa: E402
 
 OSI_CHECKS = os.path.join(TOP, "ci", "lava", "osi-checks.sh")
@@ -416,7 +416,7 @@ def write_jobs(args):
     for f in os.listdir(arts):
         os.unlink(os.path.join(arts, f))
     try:
-        topo = topology.find(args.topology)
+        topo = topology.find(args.topology, kernel_base(args.kernel) if args.kernel else None)
         kernel = os.path.join(arts, "Image.gz")
         if args.kernel:
             shutil.copy(boot.kernel_image(args.kernel), kernel)

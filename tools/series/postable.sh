@@ -23,6 +23,8 @@ help_on_request "$@"
 
 need_tree
 series_ends_ok || die "cannot tell where each series ends in $(tree_name)"
+tree_matches_patches ||
+	die "$(tree_name) differs from $(rel_path "$patches")/: make $(make_base)tree or make $(make_base)export first"
 name=$(git -C "$top" config user.name || true)
 email=$(git -C "$top" config user.email || true)
 if [ -z "$name" ] || [ -z "$email" ]; then
@@ -45,12 +47,13 @@ trap 'tgit worktree remove --force "$tmp/wt" >/dev/null 2>&1 || true; rm -rf "$t
 
 # The tree's commits, rewritten in a worktree of their own (the tree and
 # its end/ branches stay as they are): the poster as author, their
-# Signed-off-by in place of any other.
+# Signed-off-by in place of the placeholder's (any other trailer stays).
 tgit worktree add -q --detach "$tmp/wt" HEAD
 cat > "$tmp/stamp" <<'EOF'
 #!/bin/sh
-git log -1 --format=%B | grep -v '^Signed-off-by: ' | git stripspace |
-	git commit -q --amend --reset-author -s -F -
+git log -1 --format=%B |
+	grep -Eiv '^Signed-off-by: .*[@.](example|invalid|test|localhost)(\.(com|org|net))?>$' |
+	git commit -q --amend --reset-author --cleanup=whitespace -s -F -
 EOF
 chmod +x "$tmp/stamp"
 base_commit=$(tgit rev-parse base)
@@ -78,12 +81,22 @@ for s in $want; do
 	cover=$(ls "$dir"/0000-cover-letter.patch)
 	ours="$patches/$s/0000-cover-letter.patch"
 	if [ -f "$ours" ]; then
-		# Our subject and text in place of git's placeholders.
-		subject=$(sed -n 's/^Subject: \[[^]]*\] //p' "$ours")
+		# Our subject (its folded lines joined) and text in place of
+		# git's placeholders; awk takes them from the environment, as
+		# they are (no escapes, no "&" of sub()).
+		subject=$(awk '/^Subject: / { s = $0; f = 1; next }
+			f && /^[ \t]/ { s = s $0; next } { f = 0 }
+			END { sub(/^Subject: \[[^]]*\] /, "", s); print s }' "$ours")
 		sed -n '/^$/,/^[^ ].* ([0-9]*):$/p' "$ours" | sed '1d;$d' > "$tmp/blurb"
-		awk -v subject="$subject" -v blurb="$tmp/blurb" '
-			/\*\*\* SUBJECT HERE \*\*\*/ { sub(/\*\*\* SUBJECT HERE \*\*\*/, subject) }
-			/^\*\*\* BLURB HERE \*\*\*$/ { while ((getline l < blurb) > 0) print l; next }
+		SUBJECT=$subject BLURB=$tmp/blurb awk '
+			index($0, "*** SUBJECT HERE ***") {
+				i = index($0, "*** SUBJECT HERE ***")
+				$0 = substr($0, 1, i - 1) ENVIRON["SUBJECT"] substr($0, i + 20)
+			}
+			$0 == "*** BLURB HERE ***" {
+				while ((getline l < ENVIRON["BLURB"]) > 0) print l
+				next
+			}
 			{ print }' "$cover" > "$tmp/cover" && mv "$tmp/cover" "$cover"
 	else
 		note "WARNING: series $s has no cover letter text: fill in $(rel_path "$cover")"
