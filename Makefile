@@ -47,6 +47,8 @@ KUNIT_FILTER ?=
 VARIANT ?=
 #: CHECKS          make prove-fixes: the base's list of checks to run (test; faults with VARIANT=debug)
 CHECKS ?=
+#: FIXES           make prove-fixes: only the fixes whose subject holds one of these words (all)
+FIXES ?=
 #: DTB             make check-dt: the board's DTB (make dtbs builds them in build/dtbs/arch/arm64/boot/dts/)
 DTB ?=
 #: DTBS            make dtbs: kbuild DTB targets (qcom/sdm845-db845c.dtb ...)
@@ -202,7 +204,7 @@ mutants: deps ## break each tested rule in turn and show which cases catch it
 prove-fixes: deps ## take each fix of the base's fixes series out in turn and show which checks fail
 	$(ensure_tree)
 	@$(T)/run/prove-fixes.py --base $(BASE) $(if $(VARIANT),--variant $(VARIANT)) \
-		$(if $(CHECKS),--checks $(CHECKS))
+		$(if $(CHECKS),--checks $(CHECKS)) $(FIXES)
 
 fresh-check: deps ## make demo then make test in a bare Debian 12 root (debootstrap, chroot)
 	@$(T)/run/fresh-check.sh

@@ -143,10 +143,11 @@ def main():
     if baseline is None:
         die(f'the checks did not run on {rel(tree)} as it is: '
             + (stderr.strip().splitlines() or ['no output'])[-1])
-    print(f'with every fix: {stdout.splitlines()[-1]}'
-          + (f'; failing already: {", ".join(baseline)}' if baseline else ''), flush=True)
+    print(f'with every fix: {stdout.splitlines()[-1]}', flush=True)
+    for name in baseline:
+        print(f'    failing already: {name}', flush=True)
     known = {key(name) for name in baseline}
-    unproven = not_run = 0
+    proven = unproven = not_run = 0
     for i, (subject, _) in enumerate(fixes):
         if args.names and not any(n in subject for n in args.names):
             continue
@@ -168,11 +169,17 @@ def main():
             not_run += 1
             continue
         new = [name for name in failed if key(name) not in known]
-        print(f'{subject}{also}: {stdout.splitlines()[-1]}; failed without it only: '
-              f'{", ".join(new) or "NOTHING"}', flush=True)
-        if not new:
+        print(f'{subject}{also}: {stdout.splitlines()[-1]}; '
+              + ('proven, these fail without it only:' if new else 'NOT PROVEN: nothing new fails'),
+              flush=True)
+        for name in new:
+            print(f'    FAIL {name}', flush=True)
+        if new:
+            proven += 1
+        else:
             unproven += 1
-    print(f'prove-fixes: {unproven} not proven, {not_run} not run')
+    print(f'prove-fixes: {proven} proven, {unproven} not proven, {not_run} not run '
+          f'(the last run\'s results: {rel(results)}/)')
     return 1 if unproven or not_run else 0
 
 

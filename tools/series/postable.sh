@@ -22,6 +22,9 @@ set -euo pipefail
 help_on_request "$@"
 
 need_tree
+out="$build/postable"
+# No earlier output may pass for this run's.
+rm -rf "$out"
 series_ends_ok || die "cannot tell where each series ends in $(tree_name)"
 tree_matches_patches ||
 	die "$(tree_name) differs from $(rel_path "$patches")/: make $(make_base)tree or make $(make_base)export first"
@@ -35,9 +38,14 @@ fi
 if printf '%s\n' "$email" | grep -Eiq '[@.](example|invalid|test|localhost)(\.(com|org|net))?$'; then
 	die "$email is an example address: set git config user.email to your own"
 fi
+# Nor the placeholder of the patch files (their cover letters' From:).
+placeholder=$(sed -n 's/^From: //p' "$patches"/*/0000-cover-letter.patch | sort -u | head -1)
+ph_name=${placeholder% <*}
+if [ -n "$ph_name" ] && [ "$name" = "$ph_name" ]; then
+	die "\"$name\" is the patch files' placeholder: set git config user.name to your own"
+fi
 poster="$name <$email>"
 
-out="$build/postable"
 want=${*:-$(series_names)}
 for s in $want; do
 	series_names | grep -qx "$s" || die "no series $s in $(rel_path "$patches")/series"
@@ -59,7 +67,8 @@ chmod +x "$tmp/stamp"
 base_commit=$(tgit rev-parse base)
 GIT_AUTHOR_NAME=$name GIT_AUTHOR_EMAIL=$email GIT_COMMITTER_NAME=$name GIT_COMMITTER_EMAIL=$email \
 	git -C "$tmp/wt" -c user.name="$name" -c user.email="$email" \
-	rebase -q --no-update-refs --exec "$tmp/stamp" "$base_commit" >/dev/null
+	rebase -q --no-update-refs --exec "$tmp/stamp" "$base_commit" >"$tmp/rebase.log" 2>&1 ||
+	die "rewriting the commits failed: $(tail -3 "$tmp/rebase.log")"
 
 # Series NAME's range in the rewritten commits: the same positions.
 stamped_range() { # <name>
@@ -71,7 +80,6 @@ stamped_range() { # <name>
 		"$(git -C "$tmp/wt" rev-parse "HEAD~$(($(tgit rev-list --count base..HEAD) - to))")"
 }
 
-rm -rf "$out"
 for s in $want; do
 	dir="$out/$s"
 	prefix=PATCH
@@ -87,7 +95,11 @@ for s in $want; do
 		subject=$(awk '/^Subject: / { s = $0; f = 1; next }
 			f && /^[ \t]/ { s = s $0; next } { f = 0 }
 			END { sub(/^Subject: \[[^]]*\] /, "", s); print s }' "$ours")
-		sed -n '/^$/,/^[^ ].* ([0-9]*):$/p' "$ours" | sed '1d;$d' > "$tmp/blurb"
+		# The text: after the headers, up to the shortlog's first heading
+		# ("Name (N):"), its trailing blank lines left out.
+		awk 'body && /^[^ ].* \([0-9]+\):$/ { exit }
+			body { print } /^$/ { body = 1 }' "$ours" |
+			sed -e :a -e '/^\n*$/{$d;N;ba' -e '}' > "$tmp/blurb"
 		SUBJECT=$subject BLURB=$tmp/blurb awk '
 			index($0, "*** SUBJECT HERE ***") {
 				i = index($0, "*** SUBJECT HERE ***")
@@ -102,11 +114,15 @@ for s in $want; do
 		note "WARNING: series $s has no cover letter text: fill in $(rel_path "$cover")"
 	fi
 	n=$(find "$dir" -name '*.patch' ! -name '0000-*' | wc -l)
-	note "$(rel_path "$dir"): $n patches and a cover letter, [$prefix]"
+	note "$(rel_path "$dir"): $n patch(es) and a cover letter, [$prefix]"
+	if grep -lzE "before[[:space:]]+posting" "$dir"/*.patch >"$tmp/todo"; then
+		note "  to do before posting, as these say: $(xargs -n1 basename < "$tmp/todo" | tr '\n' ' ')"
+	fi
 	case $prefix in *"NOT FOR UPSTREAM"*) note "  (not for upstream: test infrastructure)" ;; esac
 done
 
-if grep -rEl "a-seed-[0-9a-f]+|\.example>" "$out" >"$tmp/left"; then
+if grep -rEl "a-seed-[0-9a-f]+|\.example>" "$out" >"$tmp/left" ||
+	{ [ -n "$ph_name" ] && grep -rlF "$ph_name" "$out" >"$tmp/left"; }; then
 	rm -rf "$out"
 	die "the placeholder identity is still in: $(tr '\n' ' ' < "$tmp/left")"
 fi
