@@ -33,7 +33,7 @@ import sys
 import traceback
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.realpath(__file__)), ".."))
-from harness import base_of, die, boot, kunit, machine, proc, topology, tree_of, words, workload  # noqa: E402
+from harness import die, boot, kernel_base, kunit, machine, proc, topology, words, workload  # noqa: E402
 from harness.ktap import Ktap  # noqa: E402
 
 BOOT_TIMEOUT = 600
@@ -111,7 +111,7 @@ def main():
     ap.add_argument("topologies", nargs="+", metavar="TOPOLOGY")
     args = ap.parse_args()
     args.suites = len(words(args.suites)) if args.suites else 0
-    args.base = base_of(tree_of(args.kernel))
+    args.base = kernel_base(args.kernel)
     os.makedirs(args.out, exist_ok=True)
     os.makedirs(args.consoles, exist_ok=True)
     try:
