@@ -176,16 +176,17 @@ lava: deps ## write the LAVA jobs (QEMU, db845c and FVP templates) and their art
 
 # --- Review gates -------------------------------------------------------
 
-check: deps ## checkpatch --strict, sign-offs, prefixes, the series apply; bindings; sparse; LAVA jobs; the runner
+check: deps ## checkpatch --strict, sign-offs, prefixes, the series apply; bindings; sparse; KUNIT_ALL_TESTS; LAVA jobs; the runner
 	$(ensure_tree)
 	@$(T)/run/test-runner.py
 	@$(T)/check/series.sh $(base_arg)
 	@$(T)/check/bindings.sh $(base_arg)
 	@$(T)/check/sparse.sh $(base_arg)
+	@[ "$(BASE)" != 6.1 ] || $(T)/check/configs.sh alltests
 	@$(T)/lab/lava-jobs.py write --out $(B)/lava-check
 	@$(T)/lab/lava-jobs.py validate $(B)/lava-check/*.yaml
 
-check-configs: deps ## the series builds with KUNIT=n, KUNIT=m, and in arm64 defconfig (scaled time on, off)
+check-configs: deps ## the series builds with KUNIT=n, KUNIT=m, and in arm64 defconfig (scaled time on, off); KUNIT_ALL_TESTS
 	$(ensure_tree)
 	@$(T)/check/configs.sh
 

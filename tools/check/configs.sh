@@ -11,6 +11,10 @@
 #                    what the suite uses is exported
 #   defconfig        arm64 defconfig, scaled CPU time off, model off
 #   defconfig-scaled arm64 defconfig with scaled CPU time and its suite
+#   alltests         arm64 defconfig with KUNIT_ALL_TESTS and what our
+#                    suites depend on, configured only: the suites that
+#                    borrow live CPUs or system state stay off, the
+#                    model's suite (which owns all it touches) comes on
 # Build directories: build/configs/NAME; logs: build/configs/NAME.log.
 #
 #   check-configs.sh [NAME...]
@@ -91,8 +95,28 @@ check() {
 	return $rc
 }
 
+# KUNIT_ALL_TESTS: which of our suites it enables, against <SYMBOL=y|n...>.
+alltests() {
+	local o="$out/alltests" opt sym val rc=0
+	note "alltests: configuring"
+	configure alltests defconfig KUNIT=y KUNIT_ALL_TESTS=y PM=y \
+		PM_GENERIC_DOMAINS_KUNIT_BUILD=y CPU_IDLE=y ARM_PSCI_CPUIDLE=y \
+		HOTPLUG_CPU=y FREQ_SCALED_CPUTIME=y DEBUG_KERNEL=y \
+		ARM_PSCI_FW_MODEL=y > "$out/alltests.log" 2>&1 || rc=1
+	for opt in "$@"; do
+		sym=${opt%=*} val=${opt#*=}
+		if [ "$val" = n ]; then
+			! grep -q "^CONFIG_$sym=" "$o/.config"
+		else
+			grep -qx "CONFIG_$sym=$val" "$o/.config"
+		fi || { echo "check-configs: alltests: CONFIG_$sym should be $val"; rc=1; }
+	done
+	echo "check-configs: $([ $rc -eq 0 ] && echo ok || echo FAILED): alltests (configured only)"
+	return $rc
+}
+
 want=("$@")
-[ ${#want[@]} -gt 0 ] || want=(kunit-off kunit-module defconfig defconfig-scaled)
+[ ${#want[@]} -gt 0 ] || want=(kunit-off kunit-module defconfig defconfig-scaled alltests)
 bad=0
 for name in "${want[@]}"; do
 	case "$name" in
@@ -104,6 +128,9 @@ for name in "${want[@]}"; do
 		ARM_PSCI_FW_MODEL=n ;;
 	defconfig-scaled) check defconfig-scaled objects defconfig FREQ_SCALED_CPUTIME=y \
 		KUNIT=y FREQ_SCALED_CPUTIME_KUNIT_TEST=y ARM_PSCI_FW_MODEL=n ;;
+	alltests) alltests PM_GENPD_CPUS_KUNIT_TEST=n PM_GENPD_GOVERNOR_KUNIT_TEST=n \
+		ARM_PSCI_CPUIDLE_KUNIT_TEST=n FREQ_SCALED_CPUTIME_KUNIT_TEST=n \
+		ARM_PSCI_FW_MODEL_KUNIT_TEST=y PM_QOS_KUNIT_TEST=y ;;
 	*) die "no configuration $name" ;;
 	esac || bad=$((bad + 1))
 done
