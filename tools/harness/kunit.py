@@ -52,9 +52,22 @@ def kunitconfigs(tree, variant=None):
     out.append(HARNESS_KUNITCONFIG)
     if variant:
         out.append(os.path.join(TOP, "kunit", f"{variant}.kunitconfig"))
-    if variant == "debug" and has_option(tree, "lib/Kconfig.debug", "FAIL_INITCALL"):
-        out.append(os.path.join(TOP, "kunit", "fail-initcall.kunitconfig"))
+    for name, variants, kconfigs, option in OPTIONAL_KUNITCONFIGS:
+        if (variants is None or variant in variants) and \
+                any(has_option(tree, k, option) for k in kconfigs):
+            out.append(os.path.join(TOP, "kunit", name))
     return out
+
+
+# Fragments of the test-harness series' options, each added where the
+# tree declares its option (not on a base whose test-harness series lacks
+# it): file, the variants it is for (None: all), the Kconfig files that
+# may declare it (one per base), the option.
+OPTIONAL_KUNITCONFIGS = (
+    ("fail-initcall.kunitconfig", ("debug",), ("lib/Kconfig.debug",), "FAIL_INITCALL"),
+    ("test-provider.kunitconfig", None, ("kernel/power/Kconfig", "drivers/pmdomain/Kconfig"),
+     "PM_GENERIC_DOMAINS_TEST_PROVIDER"),
+)
 
 
 def has_option(tree, kconfig, name):
