@@ -45,6 +45,15 @@ def counts(found, suites):
     return "; ".join(parts), ok
 
 
+def absent(found, suites):
+    """One line naming which of @suites ran in @found, and whether none
+    did."""
+    ran = sorted({suite for suite, _, _ in found} & set(suites))
+    if ran:
+        return "ran, and must not: " + ", ".join(ran), False
+    return "none of " + ", ".join(suites) + " ran", True
+
+
 def summary(found, expected=(), no_skips=(), problems=()):
     """The summary's lines and whether the run passed: every suite of
     @expected ran, none of @no_skips skipped a case (the test kernel has

@@ -8,9 +8,11 @@ parse --json), by the policy of harness/results.py.
     summary.py RESULTS.json --counts SUITE...   one line with these suites'
                                                 passed/skipped/failed counts
     summary.py RESULTS.json --skipped           the skipped cases, a line each
+    summary.py RESULTS.json --absent SUITE...   whether none of these ran
 
 Exits 1 when the summary fails: a case failed, none passed, a suite of
---suites (or --counts) did not run or (--suites) skipped a case.
+--suites (or --counts) did not run or (--suites) skipped a case, or a
+suite of --absent ran.
 """
 import argparse
 import os
@@ -28,6 +30,7 @@ def main():
     how.add_argument("--suites", help="the suites that must run and skip nothing, one a line")
     how.add_argument("--counts", nargs="+", metavar="SUITE", help="only these suites' counts")
     how.add_argument("--skipped", action="store_true", help="only the skipped cases")
+    how.add_argument("--absent", nargs="+", metavar="SUITE", help="these suites must not have run")
     args = ap.parse_args()
     try:
         found = results.cases(args.json)
@@ -36,6 +39,10 @@ def main():
         found = []
     if args.counts:
         line, ok = results.counts(found, args.counts)
+        print(line)
+        return 0 if ok else 1
+    if args.absent:
+        line, ok = results.absent(found, args.absent)
         print(line)
         return 0 if ok else 1
     if args.skipped:
