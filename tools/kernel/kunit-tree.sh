@@ -73,6 +73,7 @@ done
 if [ "$alltests" != no ]; then
 	all="$build/kunit-alltests"
 	mkdir -p "$all"
+	rm -f "$all/results.json"
 	start=$(date +%s)
 	(cd "$tree" && /usr/bin/python3 tools/testing/kunit/kunit.py run "${common[@]}" \
 		--jobs="$(nproc)" --alltests --build_dir="$all" --json="$all/results.json") > "$all/kunit.py.log" 2>&1

@@ -42,6 +42,9 @@ def main():
         print(line)
         return 0 if ok else 1
     if args.absent:
+        # A run that produced no case proves nothing absent.
+        if not found:
+            return 1
         line, ok = results.absent(found, args.absent)
         print(line)
         return 0 if ok else 1
