@@ -33,6 +33,21 @@ note "configuring the test kernel (build/configs/test)"
 "$top/tools/kernel/build-kernel.py" --tree "$tree" --config-only --kernel "$out/test" ||
 	die "kunit.py config failed (build/configs/test/config.log)"
 
+# <.config> <SYMBOL=y|m|n...>: the options of <.config> that are not as
+# given, one "SYMBOL=value" a line (n: not set).
+options_not_as() {
+	local config=$1 opt sym val
+	shift
+	for opt in "$@"; do
+		sym=${opt%=*} val=${opt#*=}
+		if [ "$val" = n ]; then
+			! grep -q "^CONFIG_$sym=" "$config"
+		else
+			grep -qx "CONFIG_$sym=$val" "$config"
+		fi || echo "$opt"
+	done
+}
+
 # <name> <base: test|defconfig> <SYMBOL=y|m|n...>: configure
 # build/configs/NAME, and check that every option stayed as asked.
 configure() {
@@ -54,13 +69,9 @@ configure() {
 	done
 	"$tree/scripts/config" --file "$o/.config" "${args[@]}"
 	kmake "$o" olddefconfig >/dev/null || return 1
-	for opt in "$@"; do
-		sym=${opt%=*} val=${opt#*=}
-		if [ "$val" = n ]; then
-			! grep -q "^CONFIG_$sym=" "$o/.config"
-		else
-			grep -qx "CONFIG_$sym=$val" "$o/.config"
-		fi || { note "$name: CONFIG_$opt did not stay in the .config"; return 1; }
+	for opt in $(options_not_as "$o/.config" "$@"); do
+		note "$name: CONFIG_$opt did not stay in the .config"
+		return 1
 	done
 }
 
@@ -97,19 +108,15 @@ check() {
 
 # KUNIT_ALL_TESTS: which of our suites it enables, against <SYMBOL=y|n...>.
 alltests() {
-	local o="$out/alltests" opt sym val rc=0
+	local o="$out/alltests" opt rc=0
 	note "alltests: configuring"
 	configure alltests defconfig KUNIT=y KUNIT_ALL_TESTS=y PM=y \
 		PM_GENERIC_DOMAINS_KUNIT_BUILD=y CPU_IDLE=y ARM_PSCI_CPUIDLE=y \
 		HOTPLUG_CPU=y FREQ_SCALED_CPUTIME=y DEBUG_KERNEL=y \
 		ARM_PSCI_FW_MODEL=y > "$out/alltests.log" 2>&1 || rc=1
-	for opt in "$@"; do
-		sym=${opt%=*} val=${opt#*=}
-		if [ "$val" = n ]; then
-			! grep -q "^CONFIG_$sym=" "$o/.config"
-		else
-			grep -qx "CONFIG_$sym=$val" "$o/.config"
-		fi || { echo "check-configs: alltests: CONFIG_$sym should be $val"; rc=1; }
+	for opt in $(options_not_as "$o/.config" "$@"); do
+		echo "check-configs: alltests: CONFIG_${opt%=*} should be ${opt#*=}"
+		rc=1
 	done
 	echo "check-configs: $([ $rc -eq 0 ] && echo ok || echo FAILED): alltests (configured only)"
 	return $rc
