@@ -13,8 +13,9 @@
 #   defconfig-scaled arm64 defconfig with scaled CPU time and its suite
 #   alltests         arm64 defconfig with KUNIT_ALL_TESTS and what our
 #                    suites depend on, configured only: the suites that
-#                    borrow live CPUs or system state stay off, the
-#                    model's suite (which owns all it touches) comes on
+#                    borrow live CPUs or system state stay off; the
+#                    model's suite (which owns all it touches) and
+#                    psci_osi_composite (which touches nothing) come on
 # Build directories: build/configs/NAME; logs: build/configs/NAME.log.
 #
 #   check-configs.sh [NAME...]
@@ -136,8 +137,9 @@ for name in "${want[@]}"; do
 	defconfig-scaled) check defconfig-scaled objects defconfig FREQ_SCALED_CPUTIME=y \
 		KUNIT=y FREQ_SCALED_CPUTIME_KUNIT_TEST=y ARM_PSCI_FW_MODEL=n ;;
 	alltests) alltests PM_GENPD_CPUS_KUNIT_TEST=n PM_GENPD_GOVERNOR_KUNIT_TEST=n \
-		ARM_PSCI_CPUIDLE_KUNIT_TEST=n FREQ_SCALED_CPUTIME_KUNIT_TEST=n \
-		ARM_PSCI_FW_MODEL_KUNIT_TEST=y PM_QOS_KUNIT_TEST=y ;;
+		ARM_PSCI_CPUIDLE_SEQ_KUNIT_TEST=n FREQ_SCALED_CPUTIME_KUNIT_TEST=n \
+		ARM_PSCI_CPUIDLE_KUNIT_TEST=y ARM_PSCI_FW_MODEL_KUNIT_TEST=y \
+		PM_QOS_KUNIT_TEST=y ;;
 	*) die "no configuration $name" ;;
 	esac || bad=$((bad + 1))
 done
