@@ -17,6 +17,7 @@
  */
 #define _GNU_SOURCE
 #include <dirent.h>
+#include <errno.h>
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -153,7 +154,10 @@ static int write_file(const char *path, const char *text)
 	FILE *f = fopen(path, "w");
 
 	if (!f || fputs(text, f) < 0 || fclose(f)) {
+		int err = errno;
+
 		printf("idle-workload: cannot write to %s\n", path);
+		errno = err;
 		return -1;
 	}
 	return 0;
@@ -498,6 +502,75 @@ static void suspend_to_idle(int seconds)
 }
 
 /*
+ * Suspend to RAM (PSCI SYSTEM_SUSPEND) with CPU @cpu taken offline first,
+ * woken by the RTC's alarm @seconds later, with the wakeup_count handshake
+ * of suspend_to_idle(). The dumps "after s2ram resume", at once, and
+ * "after s2ram idle", 3 s later, let the check see which domains power
+ * down again while @cpu stays offline; it comes back online after them.
+ * Only with idle_workload.s2ram on the command line (docs/firmware-model.md,
+ * "Suspend-to-RAM"). A firmware that does not offer it ("deep" missing
+ * from mem_sleep) is said so. An alarm that
+ * came before the suspend made the kernel refuse it: tried again with
+ * twice the time, three tries in all.
+ */
+static void suspend_to_ram(int cpu, int seconds)
+{
+	char alarm[16], count[24], modes[128] = "";
+	FILE *f = fopen("/sys/power/mem_sleep", "r");
+	int try;
+
+	if (f) {
+		if (!fgets(modes, sizeof(modes), f))
+			modes[0] = 0;
+		fclose(f);
+	}
+	if (!strstr(modes, "deep")) {
+		printf("idle-workload: suspend-to-RAM: not offered (mem_sleep: %s)\n",
+		       modes[0] ? strtok(modes, "\n") : "unreadable");
+		return;
+	}
+	if (cpu < 1 || set_online_quietly(cpu, 0)) {
+		printf("idle-workload: suspend-to-RAM: cannot take cpu%d offline\n",
+		       cpu);
+		return;
+	}
+	printf("idle-workload: cpu%d online=0\n", cpu);
+	sleep_us(500000);
+	for (try = 1; try <= 3; try++, seconds *= 2) {
+		long events = read_long("/sys/power/wakeup_count");
+
+		snprintf(alarm, sizeof(alarm), "+%d\n", seconds);
+		snprintf(count, sizeof(count), "%ld\n", events);
+		if (events < 0 ||
+		    write_file("/sys/class/rtc/rtc0/wakealarm", "0\n") ||
+		    write_file("/sys/class/rtc/rtc0/wakealarm", alarm) ||
+		    write_file("/sys/power/mem_sleep", "deep\n")) {
+			printf("idle-workload: suspend-to-RAM: cannot set up the suspend\n");
+			break;
+		}
+		if (write_file("/sys/power/wakeup_count", count)) {
+			printf("idle-workload: suspend-to-RAM: a wake-up event since the count was read (%d s, try %d of 3)\n",
+			       seconds, try);
+			continue;
+		}
+		if (write_file("/sys/power/state", "mem\n")) {
+			printf("idle-workload: suspend-to-RAM: the kernel refused the suspend: %s (%d s, try %d of 3)\n",
+			       strerror(errno), seconds, try);
+			continue;
+		}
+		printf("idle-workload: back from suspend-to-RAM, cpu%d offline\n",
+		       cpu);
+		dump("after s2ram resume");
+		sleep_us(3000000);
+		dump("after s2ram idle");
+		break;
+	}
+	if (try > 3)
+		printf("idle-workload: suspend-to-RAM: gave up after 3 tries\n");
+	set_online(cpu, 1);
+}
+
+/*
  * A kernel with kmemleak: scan and print what it found, then power off.
  * Twice: the first scan of an object only records its checksum, and
  * kmemleak reports an object only when a scan finds it unreferenced and
@@ -570,6 +643,10 @@ int main(void)
 	sleep_us(1500000);
 	dump("before s2idle");
 	suspend_to_idle(2);
+	sleep_us(500000);
+	dump("after s2idle");
+	if (strstr(cmdline(), "idle_workload.s2ram"))
+		suspend_to_ram(ncpus - 1, 2);
 	sleep_us(500000);
 	dump("end");
 

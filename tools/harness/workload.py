@@ -99,6 +99,9 @@ def model(dump):
             m["window_us"] = int(line.split()[-2])
         elif line.startswith("cores turned on: "):
             m["cpu_ons"] = int(line.split()[-1])
+        elif line.startswith("system suspends: "):
+            f = line.split()
+            m["system_suspends"], m["system_suspends_denied"] = int(f[2]), int(f[4])
         elif line.startswith("denied while a core was booting: "):
             m["denied_booting"] = int(line.split()[-1])
         elif line.startswith("booting cores that caused a denial: "):
@@ -213,6 +216,38 @@ def genpd_off(dump, name):
         if len(f) >= 2 and f[0] == name:
             return f[1].startswith("off")
     return False
+
+
+def s2ram(log, dumps, check, nodes_grew):
+    """Suspend-to-RAM with a CPU offline, under the firmware model in OSI
+    mode, when the command line asks for it (idle_workload.s2ram): the
+    firmware suspended the system (its own count of SYSTEM_SUSPEND), and
+    every domain powers down again after the resume, the offline CPU's
+    cluster too."""
+    asked = any("Kernel command line:" in line and "idle_workload.s2ram" in line
+                for line in log)
+    if not asked:
+        return
+    said = [line.split(": ", 1)[1] for line in log
+            if line.startswith("idle-workload: suspend-to-RAM: ")]
+    if "after s2ram resume" not in dumps:
+        check(False, "the system suspended to RAM and woke up ("
+              + ("; ".join(said) or "the workload did not try") + ")")
+        return
+    before = model(files(dumps.get("after s2idle", []))) or {}
+    after = model(files(dumps["after s2ram resume"])) or {}
+    n = after.get("system_suspends", 0) - before.get("system_suspends", 0)
+    denied = (after.get("system_suspends_denied", 0)
+              - before.get("system_suspends_denied", 0))
+    offline = [line.rsplit(", ", 1)[1] for line in log
+               if line.startswith("idle-workload: back from suspend-to-RAM, ")]
+    check(n == 1 and denied == 0,
+          f"the firmware model suspended the system once, denying none "
+          f"({n} SYSTEM_SUSPEND, {denied} denied"
+          + (f"; {'; '.join(said)}" if said else "") + ")")
+    nodes_grew("after s2ram resume",
+               f"again after suspend-to-RAM, {' '.join(offline) or 'a CPU offline'}",
+               until="after s2ram idle")
 
 
 def checks(log, dumps):
@@ -341,7 +376,9 @@ def checks(log, dumps):
         check(deepest and len(grown) == len(deepest),
               f"every CPU entered its deepest state in suspend-to-idle "
               f"({len(grown)} of {len(deepest)}{early})")
-        nodes_grew(base, "across suspend-to-idle")
+        nodes_grew(base, "across suspend-to-idle",
+                   until="after s2idle" if "after s2idle" in dumps else "end")
+        s2ram(log, dumps, check, nodes_grew)
     elif mod:
         check(not osi, "the kernel and the firmware model agree on PC mode")
     if mod:
