@@ -403,6 +403,29 @@ static int s2idle_trace_verdict(void)
 }
 
 /*
+ * The first half of the wakeup_count handshake of
+ * Documentation/ABI/testing/sysfs-power: read the count into @count (to
+ * be written back just before the suspend), set the RTC's alarm @seconds
+ * ahead and choose @mode in mem_sleep. Return 0, or -1 if any step failed.
+ */
+static int suspend_setup(const char *mode, int seconds, char *count,
+			 size_t size)
+{
+	long events = read_long("/sys/power/wakeup_count");
+	char alarm[16], state[16];
+
+	snprintf(alarm, sizeof(alarm), "+%d\n", seconds);
+	snprintf(state, sizeof(state), "%s\n", mode);
+	snprintf(count, size, "%ld\n", events);
+	if (events < 0 ||
+	    write_file("/sys/class/rtc/rtc0/wakealarm", "0\n") ||
+	    write_file("/sys/class/rtc/rtc0/wakealarm", alarm) ||
+	    write_file("/sys/power/mem_sleep", state))
+		return -1;
+	return 0;
+}
+
+/*
  * Suspend to idle, woken by the RTC's alarm @seconds later, with the
  * wakeup_count handshake of Documentation/ABI/testing/sysfs-power: the
  * count is read before the alarm is set and written back before the
@@ -427,26 +450,20 @@ static void suspend_to_idle(int seconds)
 	const char *rtc = "/sys/class/rtc/rtc0/since_epoch";
 	const char *woken = "/sys/class/rtc/rtc0/device/power/wakeup_active_count";
 	int traced = s2idle_trace_setup();
-	char alarm[16], count[24], why[256], early[160];
+	char count[24], why[256], early[160];
 	long before[MAX_CPUS];
 	int try;
 
 	for (try = 1; try <= 3; try++, seconds *= 2) {
 		int cpus = s2idle_entries(before), entered;
-		long events, due, now, active = read_long(woken);
+		long due, now, active = read_long(woken);
 		const char *first = NULL;
 
 		if (try > 1)
 			dump("before s2idle again");
 		if (traced)
 			write_file(S2IDLE_TRACE "/trace", "");
-		events = read_long("/sys/power/wakeup_count");
-		snprintf(alarm, sizeof(alarm), "+%d\n", seconds);
-		snprintf(count, sizeof(count), "%ld\n", events);
-		if (events < 0 ||
-		    write_file("/sys/class/rtc/rtc0/wakealarm", "0\n") ||
-		    write_file("/sys/class/rtc/rtc0/wakealarm", alarm) ||
-		    write_file("/sys/power/mem_sleep", "s2idle\n")) {
+		if (suspend_setup("s2idle", seconds, count, sizeof(count))) {
 			printf("idle-workload: suspend-to-idle: cannot set up the suspend\n");
 			return;
 		}
@@ -515,7 +532,7 @@ static void suspend_to_idle(int seconds)
  */
 static void suspend_to_ram(int cpu, int seconds)
 {
-	char alarm[16], count[24], modes[128] = "";
+	char count[24], modes[128] = "";
 	FILE *f = fopen("/sys/power/mem_sleep", "r");
 	int try;
 
@@ -537,14 +554,7 @@ static void suspend_to_ram(int cpu, int seconds)
 	printf("idle-workload: cpu%d online=0\n", cpu);
 	sleep_us(500000);
 	for (try = 1; try <= 3; try++, seconds *= 2) {
-		long events = read_long("/sys/power/wakeup_count");
-
-		snprintf(alarm, sizeof(alarm), "+%d\n", seconds);
-		snprintf(count, sizeof(count), "%ld\n", events);
-		if (events < 0 ||
-		    write_file("/sys/class/rtc/rtc0/wakealarm", "0\n") ||
-		    write_file("/sys/class/rtc/rtc0/wakealarm", alarm) ||
-		    write_file("/sys/power/mem_sleep", "deep\n")) {
+		if (suspend_setup("deep", seconds, count, sizeof(count))) {
 			printf("idle-workload: suspend-to-RAM: cannot set up the suspend\n");
 			break;
 		}
