@@ -43,8 +43,8 @@ these hold:
     the device tree gives it (WFI and its cpu-idle-states); and either
     the kernel is in OS-initiated mode, says so, and every node of the
     firmware model above the cores with states entered one in the 2 s
-    of idle (or was down at the first dump: in a state for the model and
-    off for genpd) and has its PM domain, or it is
+    of idle (or was down all along: in a state for the model and off for
+    genpd at both dumps, no stay ended) and has its PM domain, or it is
     in platform-coordinated mode with no PM domain left,
     or (a CPU's attach failed after the switch to OS-initiated mode) in
     OS-initiated mode with no PM domain left, saying so, and no node
@@ -159,7 +159,7 @@ def idle_checks(lines, states):
     states as @states {cpu: count} (dt_states()) gives; in OS-initiated
     mode the kernel says so and every node of the firmware model above
     the cores, and every PM domain, entered a state between the first
-    dump and the last (or was down at the first), in platform-coordinated
+    dump and the last (or was down all along), in platform-coordinated
     mode no PM domain is left. Anything else fails."""
     dumps = workload.sections(lines)
     start = workload.files(dumps.get("start", []))

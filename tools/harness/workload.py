@@ -179,20 +179,39 @@ def node_entries(m, node):
     return sum(e for (n, s), (e, r) in m["states"].items() if n == node)
 
 
-def node_down(before_dump, after_dump, node):
-    """(ok, entries, down_at_first): @node of the firmware model entered a
-    state between the dumps @before_dump and @after_dump (files()), or was
-    down at the first: the model shows it in a state there (its "now"
-    column) and genpd shows its domain off. A node down at the first dump
-    may wake before the second (an interrupt for one of its cores just
-    then) and enter no state again in between: it still powered down after
-    whatever the window follows."""
+def node_residency(m, node):
+    return sum(r for (n, s), (e, r) in m["states"].items() if n == node)
+
+
+def node_down(before_dump, after_dump, node, after_event=False):
+    """(ok, entries, why): @node of the firmware model entered a state
+    between the dumps @before_dump and @after_dump (files()), or was down
+    all along: the model shows it down at both dumps (its "now" column: a
+    local state, or "off" after CPU_OFF of all its cores), genpd shows its
+    domain off at both, and no stay in a state ended in between (its
+    entries and residency did not move); why is "down all along" then. With @after_event, where the first dump comes
+    after the event the window checks (CPUs back online, a resume), being
+    down at the first dump is enough: a local state for the model (not
+    "off", which CPU_OFF of all its cores gives) and off for genpd. The
+    node may then wake just before the second dump and enter no state in
+    between; it powered down after the event all the same. why is then
+    "down at the first dump"."""
     before, after = model(before_dump), model(after_dump)
     a, b = node_entries(before, node), node_entries(after, node)
     name = node.rsplit("/", 1)[-1]
-    down = (before["nodes"].get(node, {}).get("now", "run") not in ("run", "?")
-            and genpd_off(before_dump, name))
-    return b > a or down, b - a, down
+
+    def now(m):
+        return m["nodes"].get(node, {}).get("now", "run")
+
+    if b > a:
+        return True, b - a, ""
+    if (now(before) not in ("run", "?") and now(after) not in ("run", "?")
+            and genpd_off(before_dump, name) and genpd_off(after_dump, name)
+            and node_residency(before, node) == node_residency(after, node)):
+        return True, 0, "down all along"
+    if after_event and now(before) not in ("run", "off", "?") and genpd_off(before_dump, name):
+        return True, 0, "down at the first dump"
+    return False, b - a, ""
 
 
 def genpd_domains(dump):
@@ -243,7 +262,7 @@ def s2ram(log, dumps, check, nodes_grew):
           + (f"; {'; '.join(said)}" if said else "") + ")")
     nodes_grew("after s2ram resume",
                f"again after suspend-to-RAM, {' '.join(offline) or 'a CPU offline'}",
-               until="after s2ram idle")
+               until="after s2ram idle", after_event=True)
 
 
 def checks(log, dumps):
@@ -252,9 +271,9 @@ def checks(log, dumps):
     def check(ok, what):
         res.append((bool(ok), what))
 
-    def nodes_grew(when, what, until="end", only=None):
+    def nodes_grew(when, what, until="end", only=None, after_event=False):
         """Every node above the cores (or of @only) entered a state between
-        the dumps @when and @until, or was down at @when (node_down())."""
+        the dumps @when and @until, or was down (node_down())."""
         before_dump = files(dumps.get(when, []))
         after_dump = files(dumps.get(until, []))
         after = model(after_dump)
@@ -267,9 +286,9 @@ def checks(log, dumps):
             if info["level"] and declared(after, node) == set():
                 continue
             if info["level"] and (only is None or node in only):
-                ok, entries, down = node_down(before_dump, after_dump, node)
+                ok, entries, why = node_down(before_dump, after_dump, node, after_event)
                 check(ok, f"{node} powers down {what} ({entries} entries"
-                      + (", down at the first dump)" if down and not entries else ")"))
+                      + (f", {why})" if why else ")"))
 
     end = files(dumps.get("end", []))
     if not end:
@@ -330,7 +349,7 @@ def checks(log, dumps):
             check(False, "the workload dumped its start and its steady phase")
         nodes_grew("after hotplug", "after the CPU 1 offline/online cycle",
                    until="before cluster offline" if "cluster offline" in dumps
-                   else "after storm")
+                   else "after storm", after_event=True)
         if "cluster offline" in dumps:
             off = model(files(dumps["cluster offline"]))
             gone = [n for n, i in off["nodes"].items() if i["level"] and i["now"] == "off"]
@@ -344,7 +363,8 @@ def checks(log, dumps):
         storm = [line for line in log if line.startswith("idle-workload: hotplug storm: ")]
         check(storm and storm[-1].endswith(" 0 failed"),
               "the hotplug storm ran (" + (storm[-1].split(": ", 2)[2] if storm else "no") + ")")
-        nodes_grew("after storm", "after the hotplug storm", until="before s2idle")
+        nodes_grew("after storm", "after the hotplug storm", until="before s2idle",
+                   after_event=True)
         # The last try's dump: the workload dumps "before s2idle again"
         # before each try after the first, and only the last try counts.
         base = "before s2idle again" if "before s2idle again" in dumps else "before s2idle"
