@@ -156,7 +156,7 @@ dtbs: deps ## build board DTBs from the tree into build/dtbs (DTBS=...)
 	$(ensure_tree)
 	@$(T)/kernel/build-dtbs.sh $(base_arg) --out $(B)/dtbs $(or $(DTBS),$(error DTBS=vendor/board.dtb is needed))
 
-repeat: deps ## boot one topology COUNT times and print each boot's model counts
+repeat: deps ## boot one topology COUNT times (osi-2x4-system x 20, ~9 min) and print each boot's model counts
 	$(ensure_tree)
 	$(build_kernel)
 	@$(T)/boot/repeat.sh --kernel $(KERNEL) --out build/repeat $(or $(TOPOLOGY),osi-2x4-system) $(COUNT)
