@@ -298,9 +298,9 @@ static void hotplug_storm(int ncpus, double seconds)
 	for (cpu = 1; cpu < ncpus; cpu++)
 		if (!online[cpu] && set_online_quietly(cpu, 1))
 			failed++;
+	sleep_us(200000);
 	printf("idle-workload: hotplug storm: %d changes, %d failed\n",
 	       changes, failed);
-	sleep_us(200000);
 	dump("after storm");
 }
 
