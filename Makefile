@@ -26,7 +26,7 @@ RESULTS := $(B)/results
 K := kunit$(if $(filter-out 6.1,$(BASE)),/$(BASE))
 base_arg := $(if $(filter-out 6.1,$(BASE)),--base $(BASE))
 # Targets that have no form for another base yet.
-only_6.1 := repeat trace lava check-configs kunit-tree each-patch mutants fresh-check bench \
+only_6.1 := repeat trace lava check-configs kunit-tree mutants fresh-check bench \
 	test-boards \
 	bench-cputime sim x86
 ifneq ($(BASE),6.1)
@@ -196,7 +196,7 @@ kunit-tree: deps ## kunit.py run --kunitconfig=DIR in build/linux for each suite
 
 each-patch: deps ## build and test every prefix of the series (bisectability)
 	$(ensure_tree)
-	@$(T)/run/each-patch.sh --from $(EACH_FROM) $(if $(EACH_ONLY),--only "$(EACH_ONLY)")
+	@$(T)/run/each-patch.sh $(base_arg) --from $(EACH_FROM) $(if $(EACH_ONLY),--only "$(EACH_ONLY)")
 
 mutants: deps ## break each tested rule in turn and show which cases catch it
 	$(ensure_tree)

@@ -645,6 +645,8 @@ int main(void)
 	set_online(1, 0);
 	sleep_us(1000000);
 	set_online(1, 1);
+	/* CPU 1's boot messages first, not inside the dump's lines. */
+	sleep_us(200000);
 	dump("after hotplug");
 	sleep_us(1500000);
 	if (cluster_cpus(&first, &last) && last < ncpus)

@@ -44,6 +44,12 @@ import re
 from collections import Counter
 
 DENIED_BOUND = 1 / 3
+# The kernel's messages as a CPU comes up or is killed. The console
+# prints them when printk gets to them, which for a CPU not yet online is
+# later (7.3 often prints them inside a line the workload is writing,
+# before its line end).
+HOTPLUG_TAIL = re.compile(r"(Detected \S+ I-cache on CPU\d+|CPU\d+: Booted secondary processor |"
+                          r"GICv3: CPU\d+: |psci: CPU\d+ killed ).*$")
 # The workload's line after its hotplug storm.
 STORM = re.compile(r"idle-workload: hotplug storm: (\d+ changes, (?P<failed>\d+) failed)")
 # The boot log line of the test provider (PM_GENERIC_DOMAINS_TEST_PROVIDER)
@@ -448,9 +454,19 @@ def checks(log, dumps):
 
 
 def read(path):
-    """A console log's lines, without their line ends."""
+    """A console log's lines, without their line ends, with the kernel's
+    CPU bring-up and kill messages that ran into a line of the workload
+    split off onto lines of their own."""
+    out = []
     with open(path, errors="replace") as f:
-        return [line.rstrip("\r\n") for line in f]
+        for line in f:
+            line = line.rstrip("\r\n")
+            m = HOTPLUG_TAIL.search(line)
+            if m and m.start():
+                out += [line[:m.start()], line[m.start():]]
+            else:
+                out.append(line)
+    return out
 
 
 def judge(log):

@@ -41,8 +41,7 @@ def main():
     dtb, dtsi, log_path, ktap = args.dtb, args.dtsi, args.log, args.ktap
     states, header = tree_states(dtb, dtsi)
     try:
-        with open(log_path, errors="replace") as f:
-            log = [line.rstrip("\r\n") for line in f]
+        log = workload.read(log_path)
     except OSError:
         log = []    # no boot: the checks say why (the graft failed)
     dumps = workload.sections(log)

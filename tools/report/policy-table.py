@@ -49,8 +49,7 @@ def counts(dump):
 
 def boot(path):
     """{phase: counts in that phase} of one boot log, and its policy."""
-    with open(path, errors="replace") as f:
-        log = [line.rstrip("\r\n") for line in f]
+    log = workload.read(path)
     dumps = {when: workload.files(lines) for when, lines in workload.sections(log).items()}
     policy = dumps.get("start", {}).get("/sys/module/genpd/parameters/cpu_policy",
                                         ["timers"])[0].strip()
