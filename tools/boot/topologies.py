@@ -33,7 +33,7 @@ import sys
 import traceback
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.realpath(__file__)), ".."))
-from harness import die, boot, kernel_base, kunit, machine, proc, topology, words, workload  # noqa: E402
+from harness import die, boot, fdt, kernel_base, kunit, machine, proc, topology, words, workload  # noqa: E402
 from harness.ktap import Ktap  # noqa: E402
 
 BOOT_TIMEOUT = 600
@@ -86,7 +86,13 @@ def boot_one(topo, args, initrd):
     count, ok = suites_ok(lines, args.suites)
     out.append((ok, f"{n}: the {count} KUnit suites pass on this topology", []))
     try:
-        _, res = workload.judge(lines)
+        idle_cpus = topo.idle_cpus(dtb)
+    except (topology.TopologyError, fdt.Refused) as err:
+        out.append((False, f"{n}: the tree's CPUs with idle states can be counted",
+                    str(err).splitlines()))
+        return out
+    try:
+        _, res = workload.judge(lines, idle_cpus)
         out.append((True, f"{n}: the idle report reads the log to its end", []))
     except Exception:
         out.append((False, f"{n}: the idle report reads the log to its end",

@@ -123,6 +123,19 @@ static void sleep_us(long us)
 	nanosleep(&t, NULL);
 }
 
+/*
+ * Let the console print what the kernel logged before our next line. The
+ * kernel prints to the console from a thread of its own (7.3's pl011 is an
+ * nbcon console), so messages it logged before an event returned to us (a
+ * CPU brought up, a resume) can reach the console after a line we write at
+ * once, or inside it: the readers of the log then see a dump's line cut in
+ * two. The checks read the dumps that follow such events, not their time.
+ */
+static void settle_console(void)
+{
+	sleep_us(200000);
+}
+
 static double now(void)
 {
 	struct timespec t;
@@ -298,7 +311,7 @@ static void hotplug_storm(int ncpus, double seconds)
 	for (cpu = 1; cpu < ncpus; cpu++)
 		if (!online[cpu] && set_online_quietly(cpu, 1))
 			failed++;
-	sleep_us(200000);
+	settle_console();
 	printf("idle-workload: hotplug storm: %d changes, %d failed\n",
 	       changes, failed);
 	dump("after storm");
@@ -473,6 +486,7 @@ static void suspend_to_idle(int seconds)
 		} else if (write_file("/sys/power/state", "mem\n")) {
 			first = "refused: the kernel refused the suspend";
 		} else {
+			settle_console();
 			printf("idle-workload: back from suspend-to-idle\n");
 			entered = s2idle_entered(before);
 			if (entered == cpus)
@@ -568,6 +582,7 @@ static void suspend_to_ram(int cpu, int seconds)
 			       strerror(errno), seconds, try);
 			continue;
 		}
+		settle_console();
 		printf("idle-workload: back from suspend-to-RAM, cpu%d offline\n",
 		       cpu);
 		dump("after s2ram resume");
@@ -645,8 +660,7 @@ int main(void)
 	set_online(1, 0);
 	sleep_us(1000000);
 	set_online(1, 1);
-	/* CPU 1's boot messages first, not inside the dump's lines. */
-	sleep_us(200000);
+	settle_console();
 	dump("after hotplug");
 	sleep_us(1500000);
 	if (cluster_cpus(&first, &last) && last < ncpus)

@@ -156,3 +156,43 @@ class Tree:
     def phandle(self, number):
         """The node whose phandle is @number, or None."""
         return self.by_phandle.get(number)
+
+
+
+def idle_cpus(root):
+    """The paths of the enabled CPU nodes for which Linux's
+    dt_init_idle_driver() finds idle states: for each index, the node
+    of_get_cpu_state_node() returns (the domain-idle-states entry of the
+    first PM domain in power-domains, else the cpu-idle-states entry) until
+    there is none; a node not compatible with "arm,idle-state" fails the
+    CPU's driver, a disabled one is skipped."""
+    nodes = {}
+    for node in walk(root):
+        for prop in ("phandle", "linux,phandle"):
+            if prop in node.props:
+                nodes[node.cells(prop)[0]] = node
+
+    def entry(node, prop, index):
+        cells = node.cells(prop) if node is not None and prop in node.props else []
+        return nodes.get(cells[index]) if index < len(cells) else None
+
+    out = []
+    cpus = next((c for c in root.children if c.name == "cpus"), None)
+    for cpu in cpus.children if cpus else []:
+        if cpu.strings("device_type") != ["cpu"] or cpu.disabled():
+            continue
+        pds = cpu.cells("power-domains") if "power-domains" in cpu.props else []
+        pd = nodes.get(pds[0]) if pds else None
+        found = 0
+        for index in range(64):
+            state = entry(pd, "domain-idle-states", index) or \
+                entry(cpu, "cpu-idle-states", index)
+            if state is None:
+                break
+            if "arm,idle-state" not in state.strings("compatible"):
+                found = 0
+                break
+            found += not state.disabled()
+        if found:
+            out.append(cpu.path)
+    return out

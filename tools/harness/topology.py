@@ -10,6 +10,9 @@ A source's first comment may hold header lines " * KEY: VALUE":
   cmdline: ARGS  add ARGS to the kernel command line
   qemu: ARGS     add ARGS to QEMU's command line
   expect: TEXT   the boot log must have TEXT (exempt from the warning check)
+  idle-cpus: N   N CPUs must have a cpuidle state beyond WFI (default: the
+                 CPUs the tree gives idle states, fdt.idle_cpus()); for a
+                 tree whose states Linux refuses
   refused: TEXT  (a malformed board) the extractor refuses it saying TEXT
   changed: TEXT, note: TEXT
                  what the extractor changed to boot a board in QEMU
@@ -26,11 +29,12 @@ import shlex
 import subprocess
 import tempfile
 
-from . import TOP, rel
+from . import TOP, fdt, rel
 from .machine import TEST_MACHINE
 
 TOPOLOGIES = os.path.join(TOP, "kunit", "topologies")
-KEYS = ("cpus", "source", "cmdline", "qemu", "expect", "refused", "changed", "note")
+KEYS = ("cpus", "source", "cmdline", "qemu", "expect", "idle-cpus", "refused", "changed",
+        "note")
 
 
 class TopologyError(Exception):
@@ -76,6 +80,18 @@ class Topology:
             return int(value) if value is not None else TEST_MACHINE.cpus
         except ValueError:
             raise TopologyError(f"{rel(self.path)}: cpus: {value!r} is not a number") from None
+
+    def idle_cpus(self, dtb):
+        """How many CPUs must have a cpuidle state beyond WFI when this
+        topology boots as @dtb: its idle-cpus line, else the CPUs of @dtb
+        that have idle states, at most the CPUs it boots."""
+        value = self.get("idle-cpus")
+        if value is None:
+            return min(len(fdt.idle_cpus(fdt.load(dtb))), self.cpus)
+        try:
+            return int(value)
+        except ValueError:
+            raise TopologyError(f"{rel(self.path)}: idle-cpus: {value!r} is not a number") from None
 
     @property
     def cmdline(self):

@@ -36,9 +36,13 @@ The checks, for a boot in OS-initiated mode:
     before the suspend, a refused suspend, or, as the kernel's trace
     shows, an exit after the noirq phase before suspend-to-idle's wait;
     only the last try is checked, and the name counts the others);
-  - upstream's PSCI checker passed.
+  - upstream's PSCI checker passed;
+  - every CPU the device tree gives idle states has a cpuidle state beyond
+    WFI (when the caller counted them with fdt.idle_cpus()): the checker
+    above passes with no cpuidle state at all.
 In platform-coordinated mode (a topology refused, or no model) only the
-invalid requests, the rejections and the checker are checked.
+invalid requests, the rejections, the CPUs' idle states and the checker
+are checked.
 """
 import re
 from collections import Counter
@@ -273,7 +277,7 @@ def s2ram(log, dumps, check, nodes_grew):
                until="after s2ram idle", after_event=True)
 
 
-def checks(log, dumps):
+def checks(log, dumps, idle_cpus=None):
     res = []
 
     def check(ok, what):
@@ -318,6 +322,11 @@ def checks(log, dumps):
                  else f" (left: {' '.join(left)})" if left else ""))
     idle = cpuidle(end)
     rejected = sum(s.get("rejected", 0) for s in idle.values())
+    if idle_cpus:
+        have = len({cpu for cpu, state in idle if state > 0})
+        check(have >= idle_cpus,
+              f"the CPUs have the idle states the tree gives them "
+              f"({have} of {idle_cpus} CPUs have a cpuidle state beyond WFI)")
     if mod and mod.get("mode") == "OSI":
         check(osi and mod["mode_refused"] == 0,
               "the kernel and the firmware model are in OSI mode")
@@ -469,8 +478,9 @@ def read(path):
     return out
 
 
-def judge(log):
+def judge(log, idle_cpus=None):
     """The workload's dumps of console @log and the boot's checks:
-    [(ok, what)]."""
+    [(ok, what)]. @idle_cpus, when known, is how many CPUs the device tree
+    gives idle states (fdt.idle_cpus())."""
     dumps = sections(log)
-    return dumps, checks(log, dumps)
+    return dumps, checks(log, dumps, idle_cpus)
