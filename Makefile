@@ -27,7 +27,6 @@ K := kunit$(if $(filter-out 6.1,$(BASE)),/$(BASE))
 base_arg := $(if $(filter-out 6.1,$(BASE)),--base $(BASE))
 # Targets that have no form for another base yet.
 only_6.1 := repeat trace lava check-configs kunit-tree mutants fresh-check bench \
-	test-boards \
 	bench-cputime sim x86
 ifneq ($(BASE),6.1)
 ifneq ($(filter $(only_6.1),$(MAKECMDGOALS)),)
@@ -228,7 +227,7 @@ x86: deps ## build the series for x86-64 (defconfig + scaled CPU time) and run i
 	$(ensure_tree)
 	@$(T)/kernel/build-x86.sh
 
-ci: ## what .ci/run does: check, test-debug, test, test-boards (both kernels), test BASE=7.3
+ci: ## what .ci/run does: check, test-debug, test, test-boards (both kernels), test and test-boards BASE=7.3
 	@.ci/run
 
 clean: ## remove every output of the tools, keep each base's tree (and build/fresh-root: rm it by hand, unmounted)
