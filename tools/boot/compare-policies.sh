@@ -6,15 +6,17 @@
 # domain requests, firmware denials, above and below per 1000 requests,
 # entries, with their spread over the boots.
 #
-#   compare-policies.sh [--policies "timers pending learn"] [COUNT [TOPOLOGY...]]
+#   compare-policies.sh [--base 7.3] [--policies "timers pending learn"] [COUNT [TOPOLOGY...]]
 #
 # Defaults: 4 boots of osi-1x4, osi-2x2 and osi-2x4-system under "timers",
-# "pending" and "learn". Logs: build/policies/POLICY-TOPOLOGY/TOPOLOGY-N.log.
+# "pending" and "learn" on 6.1; on 7.3 under "timers", "ipi" (mainline's
+# governor) and "pending". Logs: build/[BASE/]policies/POLICY-TOPOLOGY/TOPOLOGY-N.log.
 set -uo pipefail
 . "$(dirname "$0")/../lib/common.sh"
 help_on_request "$@"
 
 policies="timers pending learn"
+[ "$base" = 6.1 ] || policies="timers ipi pending"
 if [ "${1:-}" = --policies ]; then policies=$2; shift 2; fi
 count=${1:-4}
 shift || true
@@ -25,7 +27,7 @@ dirs=()
 for t in "${topologies[@]}"; do
 	for p in $policies; do
 		rm -rf "$out/$p-$t"
-		"$top/tools/boot/repeat.sh" --out "$out/$p-$t" "$t" "$count" "genpd.cpu_policy=$p" ||
+		"$top/tools/boot/repeat.sh" --base "$base" --out "$out/$p-$t" "$t" "$count" "genpd.cpu_policy=$p" ||
 			note "$t under $p: a boot had an invalid request or a failed check"
 		dirs+=("$out/$p-$t")
 	done

@@ -67,6 +67,7 @@ OPTIONAL_KUNITCONFIGS = (
     ("fail-initcall.kunitconfig", ("debug",), ("lib/Kconfig.debug",), "FAIL_INITCALL"),
     ("test-provider.kunitconfig", None, ("kernel/power/Kconfig", "drivers/pmdomain/Kconfig"),
      "PM_GENERIC_DOMAINS_TEST_PROVIDER"),
+    ("cpu-policy.kunitconfig", None, ("drivers/pmdomain/Kconfig",), "PM_GENPD_CPU_POLICY"),
 )
 
 
