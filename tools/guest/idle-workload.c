@@ -116,6 +116,18 @@ static void pin(int cpu)
 	sched_setaffinity(0, sizeof(set), &set);
 }
 
+/* Let this process run on any CPU again. */
+static void unpin(void)
+{
+	cpu_set_t set;
+	int cpu;
+
+	CPU_ZERO(&set);
+	for (cpu = 0; cpu < CPU_SETSIZE; cpu++)
+		CPU_SET(cpu, &set);
+	sched_setaffinity(0, sizeof(set), &set);
+}
+
 static void sleep_us(long us)
 {
 	struct timespec t = { us / 1000000, (us % 1000000) * 1000 };
@@ -533,7 +545,33 @@ static void suspend_to_idle(int seconds)
 }
 
 /*
- * Suspend to RAM (PSCI SYSTEM_SUSPEND) with CPU @cpu taken offline first,
+ * The PM domain device of offline CPU @cpu, held on from user space
+ * (power/control "on") while the other CPUs of its cluster go idle, then
+ * let go ("auto"): genpd powers its domain off from a workqueue, outside
+ * any idle entry, as after a resume from suspend-to-RAM. The dumps
+ * "offline device released", at once, and "offline device idle", 1 s
+ * later, show whether its cluster powers down then, although its CPUs
+ * sleep. The caller has @cpu offline and runs on CPU 0.
+ */
+static void release_offline_device(int cpu)
+{
+	char path[64];
+
+	snprintf(path, sizeof(path), "/sys/devices/genpd:0:cpu%d/power/control",
+		 cpu);
+	if (write_file(path, "on\n"))
+		return;
+	sleep_us(500000);
+	if (write_file(path, "auto\n"))
+		return;
+	dump("offline device released");
+	sleep_us(1000000);
+	dump("offline device idle");
+}
+
+/*
+ * Suspend to RAM (PSCI SYSTEM_SUSPEND) with CPU @cpu taken offline first
+ * (and its PM domain device cycled, release_offline_device()), from CPU 0,
  * woken by the RTC's alarm @seconds later, with the wakeup_count handshake
  * of suspend_to_idle(). The dumps "after s2ram resume", at once, and
  * "after s2ram idle", 3 s later, let the check see which domains power
@@ -566,6 +604,8 @@ static void suspend_to_ram(int cpu, int seconds)
 		return;
 	}
 	printf("idle-workload: cpu%d online=0\n", cpu);
+	pin(0);
+	release_offline_device(cpu);
 	sleep_us(500000);
 	for (try = 1; try <= 3; try++, seconds *= 2) {
 		if (suspend_setup("deep", seconds, count, sizeof(count))) {
@@ -593,6 +633,7 @@ static void suspend_to_ram(int cpu, int seconds)
 	if (try > 3)
 		printf("idle-workload: suspend-to-RAM: gave up after 3 tries\n");
 	set_online(cpu, 1);
+	unpin();
 }
 
 /*

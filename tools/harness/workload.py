@@ -236,6 +236,39 @@ def genpd_domains(dump):
     return [line.split()[0] for line in lines[rule + 1:] if line[:1].strip()]
 
 
+def cores_under(m, node):
+    """The cores below @node in the model's node table, which lists each
+    node before the nodes below it."""
+    names, level, inside = [], None, False
+    for name, info in m["nodes"].items():
+        if name == node:
+            level, inside = info["level"], True
+        elif inside and info["level"] >= level:
+            break
+        elif inside and info["level"] == 0:
+            names.append(name)
+    return names
+
+
+def active_devices(dump):
+    """The devices pm_genpd_summary in @dump shows runtime active."""
+    return [f[0].rsplit("/", 1)[-1] for f in
+            (line.split() for line in dump.get("/sys/kernel/debug/pm_genpd/pm_genpd_summary", []))
+            if len(f) >= 2 and f[0].startswith("/") and f[1] == "active"]
+
+
+def why_up(before_dump, after_dump, node):
+    """What the dumps show of a node that did not power down between them:
+    each core's entries below it and its "now" at the second dump, and
+    the CPU devices genpd shows active there."""
+    before, after = model(before_dump), model(after_dump)
+    cores = ", ".join(
+        f"{c.rsplit('/', 1)[-1]} {node_entries(after, c) - node_entries(before, c)}"
+        f" ({after['nodes'][c]['now']})" for c in cores_under(after, node))
+    return (f"cores' entries (now): {cores}; active devices: "
+            + (" ".join(active_devices(after_dump)) or "none"))
+
+
 def genpd_off(dump, name):
     """Whether pm_genpd_summary in @dump shows domain @name powered off."""
     for line in dump.get("/sys/kernel/debug/pm_genpd/pm_genpd_summary", []):
@@ -250,7 +283,8 @@ def s2ram(log, dumps, check, nodes_grew):
     mode, when the command line asks for it (idle_workload.s2ram): the
     firmware suspended the system (its own count of SYSTEM_SUSPEND), and
     every domain powers down again after the resume, the offline CPU's
-    cluster too."""
+    cluster too. Before the suspend, the offline CPU's cluster powers down
+    once the CPU's PM domain device, held on from user space, is let go."""
     asked = any("Kernel command line:" in line and "idle_workload.s2ram" in line
                 for line in log)
     if not asked:
@@ -272,6 +306,18 @@ def s2ram(log, dumps, check, nodes_grew):
           f"the firmware model suspended the system once, denying none "
           f"({n} SYSTEM_SUSPEND, {denied} denied"
           + (f"; {'; '.join(said)}" if said else "") + ")")
+    released = files(dumps.get("offline device released", []))
+    if released and model(released):
+        # The offline CPU's cluster: the node right above the core that
+        # CPU_OFF left "off".
+        m = model(released)
+        only = [n for n, info in m["nodes"].items() if info["level"] == 1
+                and any(m["nodes"][c]["now"] == "off" for c in cores_under(m, n))]
+        check(only, "the firmware model shows the offline CPU off in a cluster "
+              "when its PM domain device is let go")
+        nodes_grew("offline device released",
+                   "once the offline CPU's PM domain device is let go",
+                   until="offline device idle", only=only, after_event=True)
     nodes_grew("after s2ram resume",
                f"again after suspend-to-RAM, {' '.join(offline) or 'a CPU offline'}",
                until="after s2ram idle", after_event=True)
@@ -299,6 +345,7 @@ def checks(log, dumps, idle_cpus=None):
                 continue
             if info["level"] and (only is None or node in only):
                 ok, entries, why = node_down(before_dump, after_dump, node, after_event)
+                why = why if ok else why_up(before_dump, after_dump, node)
                 check(ok, f"{node} powers down {what} ({entries} entries"
                       + (f", {why})" if why else ")"))
 
