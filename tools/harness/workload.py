@@ -307,7 +307,10 @@ def s2ram(log, dumps, check, nodes_grew):
           f"({n} SYSTEM_SUSPEND, {denied} denied"
           + (f"; {'; '.join(said)}" if said else "") + ")")
     released = files(dumps.get("offline device released", []))
-    if released and model(released):
+    if not released:
+        check(False, "the workload held the offline CPU's PM domain device on "
+              "and let it go (no \"offline device released\" dump)")
+    elif model(released):
         # The offline CPU's cluster: the node right above the core that
         # CPU_OFF left "off".
         m = model(released)
