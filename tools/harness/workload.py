@@ -307,13 +307,13 @@ def s2ram(log, dumps, check, nodes_grew):
           f"({n} SYSTEM_SUSPEND, {denied} denied"
           + (f"; {'; '.join(said)}" if said else "") + ")")
     released = files(dumps.get("offline device released", []))
+    m = model(released)
     if not released:
         check(False, "the workload held the offline CPU's PM domain device on "
               "and let it go (no \"offline device released\" dump)")
-    elif model(released):
+    elif m:
         # The offline CPU's cluster: the node right above the core that
         # CPU_OFF left "off".
-        m = model(released)
         only = [n for n, info in m["nodes"].items() if info["level"] == 1
                 and any(m["nodes"][c]["now"] == "off" for c in cores_under(m, n))]
         check(only, "the firmware model shows the offline CPU off in a cluster "
