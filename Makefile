@@ -26,8 +26,8 @@ RESULTS := $(B)/results
 K := kunit$(if $(filter-out 6.1,$(BASE)),/$(BASE))
 base_arg := $(if $(filter-out 6.1,$(BASE)),--base $(BASE))
 # Targets that have no form for another base yet.
-only_6.1 := repeat trace lava check-configs kunit-tree mutants fresh-check bench \
-	bench-cputime sim x86
+only_6.1 := repeat trace lava check-configs kunit-tree mutants fresh-check \
+	bench-cputime x86
 ifneq ($(BASE),6.1)
 ifneq ($(filter $(only_6.1),$(MAKECMDGOALS)),)
 $(error make $(filter $(only_6.1),$(MAKECMDGOALS)) runs on BASE=6.1 only (docs/workflow.md))
@@ -211,9 +211,9 @@ fresh-check: deps ## make demo then make test in a bare Debian 12 root (debootst
 
 # --- Measurements -------------------------------------------------------
 
-bench: deps ## instructions per governor decision: 6.1, the series, its pending and learn policies
+bench: deps ## instructions per governor decision: the pristine base, the series under each policy
 	$(ensure_tree)
-	@$(T)/bench/governor.sh $(BENCH_CPUS)
+	@$(T)/bench/governor.sh $(base_arg) $(BENCH_CPUS)
 
 bench-cputime: deps ## instructions per tick of CPU time accounting: 6.1, scaled time off and on
 	$(ensure_tree)
@@ -221,7 +221,7 @@ bench-cputime: deps ## instructions per tick of CPU time accounting: 6.1, scaled
 
 sim: deps ## replay idle traces through the kernel's domain-state decision (synthetic, TRACES=...)
 	$(ensure_tree)
-	@$(T)/sim/governor-sim.py --synthetic $(TRACES)
+	@$(T)/sim/governor-sim.py --tree $(TREE) --out $(B)/sim --synthetic $(TRACES)
 
 x86: deps ## build the series for x86-64 (defconfig + scaled CPU time) and run its suite in QEMU
 	$(ensure_tree)

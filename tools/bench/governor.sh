@@ -1,18 +1,20 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# Instructions per decision of the CPU PM domain governor, on pristine 6.1
-# and on the series, measured the same way: tools/bench/genpd-gov-bench.c is
-# built into each kernel (it is not part of the series) and counts with the
-# PMU's "instructions" event, which QEMU provides in icount mode. Each kernel
-# boots with CPUS CPUs in one domain (default "4 16 64 256"); the
-# series under genpd.cpu_policy=timers (6.1's decision, "series"), also
-# under genpd.cpu_policy=pending ("pending") and
-# genpd.cpu_policy=learn ("learn", measured with a history of one period
-# cut short, so that its forecast is computed). The series' boot
-# also prints the domain's debugfs files (a transcript of the idle period
-# counters). Results: build/bench/<kernel>-smp<N>.log, summary on stdout.
+# Instructions per decision of the CPU PM domain governor, on the pristine
+# base and on the series, measured the same way: tools/bench/genpd-gov-bench.c
+# is built into each kernel (it is not part of the series) and counts with
+# the PMU's "instructions" event, which QEMU provides in icount mode. Each
+# kernel boots with CPUS CPUs in one domain (default "4 16 64 256").
+# On 6.1: pristine 6.1 ("6.1"), the series under genpd.cpu_policy=timers
+# (6.1's decision, "series"), "pending", and "learn" (measured with a
+# history of one period cut short, so that its forecast is computed).
+# On 7.3 (--base 7.3): pristine 7.3 ("7.3": mainline's governor, with its
+# peek at queued calls), the series under "timers", "ipi" (its switch to
+# mainline's peek) and "pending" (its own). The series' boots also print
+# the domain's debugfs files (a transcript of the idle period counters).
+# Results: build/[BASE/]bench/<kernel>-smp<N>.log, summary on stdout.
 #
-#   governor.sh [CPUS...]
+#   governor.sh [--base B] [CPUS...]
 set -euo pipefail
 . "$(dirname "$0")/../lib/common.sh"
 help_on_request "$@"
@@ -24,9 +26,21 @@ use_ccache
 
 "$top/tools/kernel/build-guest.sh" "$top/tools/bench/init.c" "$out"
 sed "s|@INITRAMFS@|$out/initramfs.list|" "$top/tools/bench/bench.config" > "$out/bench.config"
+case $base in
+6.1)
+	gov_dir=drivers/base/power
+	policies="series:timers pending:pending learn:learn"
+	;;
+*)
+	gov_dir=drivers/pmdomain
+	policies="series:timers ipi:ipi pending:pending"
+	# The series' policy switch (test-harness/0011) is a debug option.
+	printf 'CONFIG_DEBUG_KERNEL=y\nCONFIG_PM_GENPD_CPU_POLICY=y\n' >> "$out/bench.config"
+	;;
+esac
 
 build_kernel() { # <name> <commit>
-	bench_kernel "$2" genpd-gov-bench.c drivers/base/power "$out/bench.config" \
+	bench_kernel "$2" genpd-gov-bench.c "$gov_dir" "$out/bench.config" \
 		"$out/kernel-$1"
 }
 
@@ -44,7 +58,7 @@ boot() { # <name> <cpus> [kernel] [extra command line]
 		die "${log#"$top"/}: the decision measured kept the domain on"
 
 	# The policy the series' kernel ran: the one asked for, else its default.
-	if [ "$1" != 6.1 ]; then
+	if [ "$1" != "$base" ]; then
 		local want=${4:-}
 		want=${want#genpd.cpu_policy=}
 		grep -A1 '^# cat /sys/module/genpd/parameters/cpu_policy' "$log" |
@@ -54,12 +68,12 @@ boot() { # <name> <cpus> [kernel] [extra command line]
 	printf '%-8s %s\n' "$1" "$(grep -o 'genpd-gov-bench: cpus=.*' "$log" | tr -d '\r')"
 }
 
-build_kernel 6.1 base
+build_kernel "$base" base
 build_kernel series "$(tgit rev-parse HEAD)"
 [ $# -gt 0 ] || set -- 4 16 64 256
 for n in "$@"; do
-	boot 6.1 "$n"
-	boot series "$n" series genpd.cpu_policy=timers
-	boot pending "$n" series genpd.cpu_policy=pending
-	boot learn "$n" series genpd.cpu_policy=learn
+	boot "$base" "$n"
+	for p in $policies; do
+		boot "${p%%:*}" "$n" series "genpd.cpu_policy=${p#*:}"
+	done
 done

@@ -22,8 +22,11 @@ domains), the CPUs' idle periods from these events:
   irq:irq_handler_entry     the first interrupt on a CPU after its idle
                             exit says what woke it: arch_timer (timer), IPI
                             (ipi), anything else (irq)
-  ipi:ipi_raise             when the IPI that woke a CPU was sent: the
-                            last one raised for it before it woke
+  ipi:ipi_raise             when the IPI that woke a CPU was sent, and
+                            its kind, from the reason arm64 gives: a
+                            queued call ("Function call interrupts"), a
+                            reschedule request ("Rescheduling
+                            interrupts") or another kind
 
 The trace must use trace_clock=mono, so that event times and hrtimer
 expiry times are on the same clock: the converter checks that
@@ -46,7 +49,8 @@ Assumptions, counted on stderr:
 - a timer wakeup delivered as an IPI (a broadcast timer, on boards whose
   idle states stop the local timer) is written as an IPI;
 - the IPI that woke a CPU was sent at the first raise for it since its
-  last IPI was handled;
+  last IPI was handled, and is a queued call if one of those raises was,
+  else a reschedule request if one was;
 - a CPU that woke with no interrupt before its next idle entry is written
   as woken by an IRQ;
 - a CPU still idle when the trace stops has that period closed at the
@@ -68,6 +72,13 @@ FIELD = re.compile(r"(\w+)=(\S+)")
 # Expiry times beyond this (ns) are not CLOCK_MONOTONIC (a REALTIME timer).
 MONO_MAX_NS = 10 ** 15
 NO_TIMER_US = 10 ** 9
+# The reasons of arm64's IPIs (arch/arm64/kernel/smp.c) that both the
+# series' and mainline's peeks see (a queued call), or only the series'.
+IPI_KINDS = {
+    "Function call interrupts": "call",
+    "Single function call interrupts": "call",
+    "Rescheduling interrupts": "resched",
+}
 
 
 def die(msg):
@@ -160,10 +171,12 @@ def convert(lines, deepest):
                     counts["migrated"] += 1
                 skew.append(int(f["now"]) / 1000 - t)
         elif name == "ipi_raise":
-            mask = re.match(r"target_mask=([0-9a-f,]+)", rest)
+            mask = re.match(r"target_mask=([0-9a-f,]+) \((.*)\)", rest)
             if mask:
+                kind = IPI_KINDS.get(mask.group(2), "other")
                 for c in cpus_of(mask.group(1).replace(",", "")):
-                    unserved.setdefault(c, t)
+                    sent, kinds = unserved.setdefault(c, (t, set()))
+                    kinds.add(kind)
         elif name == "cpu_idle":
             c, state = int(f["cpu_id"]), int(f["state"])
             if state != EXIT:
@@ -188,7 +201,7 @@ def convert(lines, deepest):
                     counts["early_timer"] += 1
                 periods.append(p + ("timer", None))
             elif irq == "IPI":
-                periods.append(p + ("ipi", unserved.pop(cpu, None)))
+                periods.append(p + ("ipi", ipi_in_flight(unserved.pop(cpu, None))))
             else:
                 periods.append(p + ("irq", None))
         elif name == "irq_handler_entry" and f.get("name") == "IPI":
@@ -224,10 +237,21 @@ def write(out, title, doms, periods):
         out.write(line + "\n")
 
 
+def ipi_in_flight(raised):
+    """(sent, kind) of the IPIs @raised for a CPU since it last served
+    one ((first raise, {kinds}) or None): a queued call if one was
+    raised, which both the series' and mainline's peeks see, else a
+    reschedule request if one was, else another kind."""
+    if raised is None:
+        return None
+    sent, kinds = raised
+    return sent, next(k for k in ("call", "resched", "other") if k in kinds)
+
+
 def idle_lines(periods):
     for c, s, e, tm, wake, sent in periods:
         if wake == "ipi" and sent is not None:
-            wake = f"ipi:{sent:.3f}"
+            wake = f"ipi:{sent[0]:.3f}:{sent[1]}"
         elif wake == "ipi":
             wake = "irq"
         yield f"idle {c} {s:.3f} {e:.3f} {tm:.3f} {wake}"

@@ -3,16 +3,17 @@
 """Replay per-CPU idle traces through the CPU PM domain governor's decision
 and compare each policy with the oracle.
 
-The decision is the kernel's own: genpd_cpu_pick_state(), and the "learn"
-policy's genpd_cpu_predict_idle() and genpd_cpu_learn_period(), are
-extracted from the generated tree (build/linux) and compiled into a shared
-object with tools/sim/pick-shim.c, then called for every domain idle
-period:
+The decision is the kernel's own, extracted from the tree (--tree, default
+build/linux) and compiled into shared objects, then called for every
+domain idle period. On 6.1 (drivers/base/power/domain_governor.c),
+genpd_cpu_pick_state() and the "learn" policy's genpd_cpu_predict_idle()
+and genpd_cpu_learn_period(), with tools/sim/pick-shim.c:
 
   timers   6.1's policy: the time to the earliest next timer of the
            domain's CPUs, as they recorded it on idle entry;
   pending  the same, and the domain stays on if one of its CPUs was sent
-           an IPI that has not arrived yet (genpd.cpu_policy=pending);
+           an IPI that has not arrived yet, a queued call or a reschedule
+           request (genpd.cpu_policy=pending; modelled here);
   learn    "pending", with the timers' forecast shortened by the rate of
            recent periods cut short, as the kernel learns it from the
            periods it has seen (genpd.cpu_policy=learn);
@@ -24,6 +25,15 @@ period:
   oracle   the true length of the period, known afterwards: the deepest
            state that fits it and the latency limit.
 
+On 7.3 (drivers/pmdomain/governor.c) the whole cpu_power_down_ok() and
+the wakeup checks it calls, with tools/sim/power-down-shim.c, which hands
+them each CPU's pending calls and reschedule requests: "timers",
+"pending", "informed" and "oracle" as above, from the series' code under
+its genpd.cpu_policy switch, and
+
+  ipi      mainline's governor: cpu_power_down_ok() of the tree's
+           pristine base, whose peek sees queued calls only.
+
 A domain idle period starts when the last CPU of the domain goes idle and
 ends when the first of them wakes up. Energy follows the model of
 docs/simulator.md: staying on costs 1 per unit of time; state i costs its
@@ -31,10 +41,10 @@ transition, lat_i = off + on latency, at power 1, plus P_i over the period,
 with P_i set so that state i breaks even with the next shallower one where
 the kernel's rule starts to choose it, T_i = residency_i + off_i
 (P_i = P_{i-1} - (lat_i - lat_{i-1}) / T_i, P_-1 = 1, lat_-1 = 0): the
-oracle's choice is then also the cheapest. Only the three functions are
-the kernel's code; "pending" is modelled here, from the IPI that ended
-each CPU's idle period, and so is genpd's rule that a domain is
-considered only while its subdomains are off in their deepest states.
+oracle's choice is then also the cheapest. The IPIs in flight come from
+the IPI that ended each CPU's idle period; genpd's rule that a domain is
+considered only while its subdomains are off in their deepest states is
+modelled here.
 
 Traces are text (docs/simulator.md has the format): recorded ones are
 given as files; --synthetic writes and replays the synthetic families
@@ -58,7 +68,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.realpath(__file__)), "..
 from harness import BUILD, TOP, TREE, ktap  # noqa: E402
 
 S64_MAX = (1 << 63) - 1
-POLICIES = ("timers", "pending", "learn", "informed", "oracle")
+IPI_KINDS = ("call", "resched", "other")
 
 
 def die(msg):
@@ -67,11 +77,12 @@ def die(msg):
 
 # --- the kernel's decision -------------------------------------------------
 
-def extract(path, start_re, end_re):
-    """The lines of @path from the first match of @start_re to the next
-    line matching @end_re, inclusive."""
+def extract(path, start_re, end_re, text=None, optional=False):
+    """The lines of @path (or of @text, read from @path) from the first
+    match of @start_re to the next line matching @end_re, inclusive; ""
+    when nothing matches and @optional."""
     try:
-        lines = open(path).read().splitlines()
+        lines = (open(path).read() if text is None else text).splitlines()
     except OSError as err:
         die(f"cannot read {path}: {err} (run make tree first)")
     for i, line in enumerate(lines):
@@ -79,13 +90,62 @@ def extract(path, start_re, end_re):
             for j in range(i, len(lines)):
                 if re.match(end_re, lines[j]):
                     return "\n".join(lines[i:j + 1]) + "\n"
+    if optional:
+        return ""
     die(f"{path}: nothing matches {start_re!r}")
 
 
-class Kernel:
-    """The kernel's functions, compiled for user space."""
+def compile_shim(out, shim, incs, name, defines=()):
+    """Write the extracted @incs ({file name: text}) into @out and build
+    tools/sim/@shim with them into @out/@name; return the library."""
+    os.makedirs(out, exist_ok=True)
+    so = os.path.join(out, name)
+    stamp = os.path.getmtime(so) if os.path.exists(so) else -1
+    src = os.path.join(TOP, "tools/sim", shim)
+    inc_dir = os.path.join(out, name + ".inc.d")
+    os.makedirs(inc_dir, exist_ok=True)
+    stale = stamp < os.path.getmtime(src)
+    for fname, text in incs.items():
+        text = "/* Extracted by governor-sim.py: do not edit. */\n" + text
+        inc = os.path.join(inc_dir, fname)
+        if not os.path.exists(inc) or open(inc).read() != text:
+            with open(inc, "w") as f:
+                f.write(text)
+        stale = stale or stamp < os.path.getmtime(inc)
+    if stale:
+        cmd = (["cc", "-O2", "-Wall", "-Werror", "-shared", "-fPIC",
+                "-I", inc_dir] + [f"-D{d}" for d in defines]
+               + ["-o", so, src])
+        if subprocess.run(cmd).returncode:
+            die("the kernel's decision does not build in user space: "
+                + " ".join(cmd))
+    return ctypes.CDLL(so)
 
-    def __init__(self, lib):
+
+class PickKernel:
+    """6.1 and the series on it: genpd_cpu_pick_state(), the decision
+    of cpu_power_down_ok(), and the "learn" policy's forecast and history,
+    compiled with tools/sim/pick-shim.c. "pending" is modelled here: the
+    domain stays on when a CPU of it has a queued call or a reschedule
+    request, as cpu_wakeup_pending() sees them."""
+
+    policies = ("timers", "pending", "learn", "informed", "oracle")
+
+    def __init__(self, tree, out):
+        header = os.path.join(tree, "include/linux/pm_domain.h")
+        gov = os.path.join(tree, "drivers/base/power/domain_governor.c")
+        text = (extract(header, r"^struct genpd_power_state \{", r"^\};")
+                + extract(header, r"^struct genpd_cpu_history \{", r"^\};")
+                + extract(gov, r"^VISIBLE_IF_KUNIT int genpd_cpu_pick_state\(",
+                          r"^\}")
+                + extract(gov, r"^#define GENPD_HISTORY_DECAY",
+                          r"^#define GENPD_HISTORY_MAX_NS")
+                + extract(gov, r"^VISIBLE_IF_KUNIT s64 genpd_cpu_predict_idle\(",
+                          r"^\}")
+                + extract(gov, r"^VISIBLE_IF_KUNIT void genpd_cpu_learn_period\(",
+                          r"^\}"))
+        lib = compile_shim(out, "pick-shim.c", {"kernel-pick.inc": text},
+                           "pick.so")
         arr = ctypes.POINTER(ctypes.c_int64)
         lib.sim_pick.argtypes = [ctypes.c_int, arr, arr, arr, ctypes.c_int,
                                  ctypes.c_int64, ctypes.c_int64]
@@ -97,50 +157,152 @@ class Kernel:
                                   ctypes.POINTER(ctypes.c_uint32),
                                   ctypes.c_int64, ctypes.c_int64]
         lib.sim_learn.restype = None
-        self.pick = lib.sim_pick
+        self._pick = lib.sim_pick
         self._predict, self._learn = lib.sim_predict, lib.sim_learn
 
     def new_history(self):
         return [ctypes.c_uint64(0), ctypes.c_uint32(0)]
 
-    def predict(self, hist, timer_ns):
-        return self._predict(hist[0], hist[1], int(timer_ns))
+    def pick(self, d, idle_ns, limit_ns):
+        i = self._pick(len(d.states), d.off, d.on, d.res, len(d.states) - 1,
+                       int(idle_ns), int(limit_ns))
+        if i < -1:
+            die(f"domain {d.name}: the shim refused its states")
+        return i
 
-    def learn(self, hist, timer_ns, period_ns):
-        self._learn(ctypes.byref(hist[0]), ctypes.byref(hist[1]),
-                    int(timer_ns), int(period_ns))
+    def choose(self, d, pol, t, true, limit, kinds, hist, mean):
+        """The state @pol picks for a period of length @true whose timers
+        are @t away, while the CPUs of @kinds ({index in the domain: kind})
+        have IPIs of those kinds in flight; -1: the domain stays on."""
+        if pol == "timers":
+            return self.pick(d, t, limit)
+        if ({"call", "resched"} & set(kinds.values())
+                or self.pick(d, t, limit) < 0):
+            return -1
+        if pol == "pending":
+            return self.pick(d, t, limit)
+        if pol == "informed":
+            return self.pick(d, mean, limit)
+        # learn: as the kernel does, forecast, choose, then learn the
+        # period from its true length (even if it stays on).
+        i = self.pick(d, self._predict(hist[0], hist[1], int(t)), limit)
+        self._learn(ctypes.byref(hist[0]), ctypes.byref(hist[1]), int(t),
+                    int(true))
+        return i
+
+
+class PowerDownKernel:
+    """7.3 and mainline: the whole cpu_power_down_ok(), with the wakeup
+    checks it calls, compiled with tools/sim/power-down-shim.c, from the
+    tree's files (the series, with its policy switch) and from its
+    pristine base, git's "base" (mainline's governor, whose peek sees
+    queued calls only):
+
+      timers   the series' cpu_power_down_ok() under genpd.cpu_policy=timers
+      ipi      the base's cpu_power_down_ok(): mainline's governor
+      pending  the series' under genpd.cpu_policy=pending
+      informed the series' under "pending", with the forecast of
+               PickKernel's "informed" for the CPUs' timers
+      oracle   the series' under "timers", with the true length"""
+
+    policies = ("timers", "ipi", "pending", "informed", "oracle")
+    GOV = "drivers/pmdomain/governor.c"
+
+    def __init__(self, tree, out):
+        self.libs = {}
+        for rev in ("HEAD", "base"):
+            files = {}
+            for path in ("include/linux/pm_domain.h", self.GOV,
+                         "kernel/smp.c"):
+                if rev == "HEAD":
+                    try:
+                        files[path] = open(os.path.join(tree, path)).read()
+                    except OSError as err:
+                        die(f"cannot read {err.filename}: {err.strerror}")
+                    continue
+                r = subprocess.run(["git", "-C", tree, "show",
+                                    f"{rev}:{path}"],
+                                   capture_output=True, text=True)
+                if r.returncode:
+                    die(f"{tree}: no {rev}:{path}: {r.stderr.strip()}")
+                files[path] = r.stdout
+
+            def cut(path, start, end, optional=False):
+                return extract(f"{tree} {rev}:{path}", start, end,
+                               files[path], optional)
+            types = (cut("include/linux/pm_domain.h",
+                         r"^struct genpd_governor_data \{", r"^\};")
+                     + cut("include/linux/pm_domain.h",
+                           r"^struct genpd_power_state \{", r"^\};"))
+            policy = cut(self.GOV, r"^#ifdef CONFIG_PM_GENPD_CPU_POLICY",
+                         r"^#endif", optional=True)
+            code = (cut("kernel/smp.c",
+                        r"^bool cpus_peek_for_pending_ipi\(", r"^\}")
+                    + cut(self.GOV,
+                          r"^static bool genpd_cpus_wakeup_pending\(",
+                          r"^\}", optional=True)
+                    + policy
+                    + cut(self.GOV, r"^static bool cpu_power_down_ok\(",
+                          r"^\}"))
+            if rev == "HEAD" and not policy:
+                die(f"{tree}: the series has no genpd.cpu_policy switch "
+                    "(CONFIG_PM_GENPD_CPU_POLICY) to simulate its policies")
+            lib = compile_shim(
+                os.path.join(out, rev), "power-down-shim.c",
+                {"kernel-power-down-types.inc": types,
+                 "kernel-power-down.inc": code}, "power-down.so",
+                ["CONFIG_PM_GENPD_CPU_POLICY", "SIM_HAS_POLICY"]
+                if policy else [])
+            arr = ctypes.POINTER(ctypes.c_int64)
+            iarr = ctypes.POINTER(ctypes.c_int)
+            lib.sim_power_down.argtypes = [ctypes.c_int, arr, arr, arr,
+                                           ctypes.c_int, arr, iarr, iarr,
+                                           ctypes.c_int64]
+            lib.sim_power_down.restype = ctypes.c_int
+            lib.sim_set_policy.argtypes = [ctypes.c_char_p]
+            lib.sim_set_policy.restype = ctypes.c_int
+            self.libs[rev] = lib
+
+    def new_history(self):
+        return None
+
+    def decide(self, rev, policy, d, t, limit, kinds):
+        lib = self.libs[rev]
+        if policy and lib.sim_set_policy(policy.encode()):
+            die(f"{rev}: the series refused genpd.cpu_policy={policy}")
+        n = len(d.cpus)
+        flags = [ctypes.c_int * n, ctypes.c_int * n]
+        call = flags[0](*[kinds.get(k) == "call" for k in range(n)])
+        resched = flags[1](*[kinds.get(k) == "resched" for k in range(n)])
+        timers = (ctypes.c_int64 * n)(*[int(t)] * n)
+        i = lib.sim_power_down(len(d.states), d.off, d.on, d.res, n, timers,
+                               call, resched, int(limit))
+        if i < -1:
+            die(f"domain {d.name}: the shim refused its states or CPUs")
+        return i
+
+    def pick(self, d, idle_ns, limit_ns):
+        return self.decide("HEAD", "timers", d, idle_ns, limit_ns, {})
+
+    def choose(self, d, pol, t, true, limit, kinds, hist, mean):
+        if pol == "timers":
+            return self.decide("HEAD", "timers", d, t, limit, kinds)
+        if pol == "ipi":
+            return self.decide("base", None, d, t, limit, kinds)
+        if pol == "pending":
+            return self.decide("HEAD", "pending", d, t, limit, kinds)
+        if self.decide("HEAD", "pending", d, t, limit, kinds) < 0:
+            return -1
+        return self.decide("HEAD", "pending", d, mean, limit, kinds)
 
 
 def build_decision(tree, out):
-    """Compile the kernel's decision and forecast; return a Kernel."""
-    inc = os.path.join(out, "kernel-pick.inc")
-    so = os.path.join(out, "pick.so")
-    os.makedirs(out, exist_ok=True)
-    header = os.path.join(tree, "include/linux/pm_domain.h")
-    gov = os.path.join(tree, "drivers/base/power/domain_governor.c")
-    text = ("/* Extracted by governor-sim.py: do not edit. */\n"
-            + extract(header, r"^struct genpd_power_state \{", r"^\};")
-            + extract(header, r"^struct genpd_cpu_history \{", r"^\};")
-            + extract(gov, r"^VISIBLE_IF_KUNIT int genpd_cpu_pick_state\(",
-                      r"^\}")
-            + extract(gov, r"^#define GENPD_HISTORY_DECAY",
-                      r"^#define GENPD_HISTORY_MAX_NS")
-            + extract(gov, r"^VISIBLE_IF_KUNIT s64 genpd_cpu_predict_idle\(",
-                      r"^\}")
-            + extract(gov, r"^VISIBLE_IF_KUNIT void genpd_cpu_learn_period\(",
-                      r"^\}"))
-    if not os.path.exists(inc) or open(inc).read() != text:
-        with open(inc, "w") as f:
-            f.write(text)
-    src = os.path.join(TOP, "tools/sim/pick-shim.c")
-    if (not os.path.exists(so) or os.path.getmtime(so) < os.path.getmtime(inc)
-            or os.path.getmtime(so) < os.path.getmtime(src)):
-        cmd = ["cc", "-O2", "-Wall", "-Werror", "-shared", "-fPIC",
-               "-I", out, "-o", so, src]
-        if subprocess.run(cmd).returncode:
-            die("the kernel's decision does not build in user space: "
-                + " ".join(cmd))
-    return Kernel(ctypes.CDLL(so))
+    """The kernel's decision as the tree holds it."""
+    if os.path.exists(os.path.join(tree, "drivers/base/power/domain_governor.c")):
+        return PickKernel(tree, out)
+    if os.path.exists(os.path.join(tree, PowerDownKernel.GOV)):
+        return PowerDownKernel(tree, out)
+    die(f"{tree}: no CPU PM domain governor (run make tree first)")
 
 
 class Domain:
@@ -165,13 +327,6 @@ class Domain:
                     f"its latencies")
             self.power.append(p)
             prev_p, prev_lat = p, lat
-
-    def pick(self, kernel, idle_ns, limit_ns):
-        i = kernel.pick(len(self.states), self.off, self.on, self.res,
-                        len(self.states) - 1, int(idle_ns), int(limit_ns))
-        if i < -1:
-            die(f"domain {self.name}: the shim refused its states")
-        return i
 
     def energy(self, i, t):
         """Energy of a period of length @t in state @i (-1: stays on)."""
@@ -214,11 +369,15 @@ def read_trace(path):
                 cpu, start, end, timer = (int(f[1]), float(f[2]),
                                           float(f[3]), float(f[4]))
                 wake, _, sent = f[5].partition(":")
-                if wake not in ("timer", "irq", "ipi") or end < start:
+                sent, _, kind = sent.partition(":")
+                if (wake not in ("timer", "irq", "ipi") or end < start
+                        or (kind and (wake != "ipi"
+                                      or kind not in IPI_KINDS))):
                     raise ValueError("bad idle period")
                 idles.append((cpu, int(start * 1000), int(end * 1000),
                               int(timer * 1000), wake,
-                              int(float(sent) * 1000) if sent else None))
+                              int(float(sent) * 1000) if sent else None,
+                              kind or "call"))
             else:
                 raise ValueError(f"unknown record {f[0]!r}")
         except (ValueError, IndexError) as err:
@@ -229,7 +388,9 @@ def read_trace(path):
 
 
 def domain_periods(cpus, idles):
-    """The domain's idle periods: (start, end, earliest timer, pending)."""
+    """The domain's idle periods: (start, end, earliest timer, in flight),
+    in flight: {index of the CPU in @cpus: kind of the IPI sent to it
+    before the period started}."""
     mine = [p for p in idles if p[0] in cpus]
     ev = []
     for k, p in enumerate(mine):
@@ -246,8 +407,11 @@ def domain_periods(cpus, idles):
         else:
             if start is not None and len(current) == len(cpus):
                 timer = min(q[3] for q in current.values())
-                pending = any(q[4] == "ipi" and q[5] is not None
-                              and q[5] <= start for q in current.values())
+                order = sorted(cpus)
+                pending = {order.index(q[0]): q[6]
+                           for q in current.values()
+                           if q[4] == "ipi" and q[5] is not None
+                           and q[5] <= start}
                 out.append((start, t, timer, pending))
                 start = None
             current.pop(p[0], None)
@@ -280,7 +444,7 @@ def simulate(path, kernel):
         rate = cut_short_rate(periods)
         hist = kernel.new_history()
         res = {}
-        for pol in POLICIES:
+        for pol in kernel.policies:
             res[pol] = dict(energy=0.0, deep=0, shallow=0, latency=0,
                             violations=0, entries=0, periods=len(periods),
                             blocked=0)
@@ -289,32 +453,25 @@ def simulate(path, kernel):
         for start, end, timer, pending in periods:
             true = end - start
             t = timer - start
-            down = {pol: all(child_choice(c, start, pol) == c["deepest"]
-                             for c in children) for pol in POLICIES}
-            best = d.pick(kernel, true, limit) if down["oracle"] else -1
-            choice = {"oracle": best}
-            choice["timers"] = d.pick(kernel, t, limit) if down["timers"] else -1
-            fits = d.pick(kernel, t, limit) >= 0
-            for pol in ("pending", "learn", "informed"):
-                choice[pol] = -1
-                if not down[pol] or pending or not fits:
-                    continue
-                if pol == "pending":
-                    choice[pol] = d.pick(kernel, t, limit)
-                elif pol == "learn":
-                    # As the kernel does: forecast, choose, then learn the
-                    # period from its true length (even if it stays on).
-                    choice[pol] = d.pick(kernel, kernel.predict(hist, t),
-                                         limit)
-                    kernel.learn(hist, t, true)
+            mean = (1 - math.exp(-rate * t)) / rate if rate else t
+            choice = {}
+            for pol in kernel.policies:
+                if not all(child_choice(c, start, pol) == c["deepest"]
+                           for c in children):
+                    choice[pol] = None
+                elif pol == "oracle":
+                    choice[pol] = kernel.pick(d, true, limit)
                 else:
-                    mean = (1 - math.exp(-rate * t)) / rate if rate else t
-                    choice[pol] = d.pick(kernel, mean, limit)
+                    choice[pol] = kernel.choose(d, pol, t, true, limit,
+                                                pending, hist, mean)
+            best = choice["oracle"] if choice["oracle"] is not None else -1
             record["starts"].append(start)
             record["choices"].append(choice)
             for pol, i in choice.items():
                 r = res[pol]
-                r["blocked"] += not down[pol]
+                r["blocked"] += i is None
+                if i is None:
+                    i = choice[pol] = -1
                 r["energy"] += d.energy(i, true)
                 # Too deep or shallow against the oracle's own choice.
                 if i > best:
@@ -343,11 +500,15 @@ def child_choice(child, start, pol):
 # --- synthetic families ----------------------------------------------------
 
 FAMILIES = {
-    # name: (timer period range in us, IRQs per second, IPI probability)
-    "periodic": ((2000, 20000), 0, 0.0),
-    "poisson-irq": ((20000, 100000), 400, 0.0),
-    "bursty-ipi": ((20000, 100000), 0, 0.5),
-    "mix": ((4000, 50000), 200, 0.3),
+    # name: (timer period range in us, IRQs per second, IPI probability,
+    #        share of the IPIs that are reschedule requests, the others
+    #        being queued calls)
+    "periodic": ((2000, 20000), 0, 0.0, 0.0),
+    "poisson-irq": ((20000, 100000), 400, 0.0, 0.0),
+    "bursty-ipi": ((20000, 100000), 0, 0.5, 0.0),
+    "mix": ((4000, 50000), 200, 0.3, 0.0),
+    "bursty-resched": ((20000, 100000), 0, 0.5, 1.0),
+    "mix-kinds": ((4000, 50000), 200, 0.3, 0.5),
 }
 TOPOLOGY = [
     ("cluster0", "0-3", "ret:50:50:500 off:300:500:3000"),
@@ -361,8 +522,9 @@ def synthesize(family, seed, path, seconds=2.0, ncpus=8, cluster=4):
     (mean 100 us) after each wakeup, then idles until its next periodic
     timer, an IRQ (Poisson, random CPU), or an IPI (sent, with the
     family's probability, to another CPU of its cluster while it runs,
-    arriving 5 us later)."""
-    (pmin, pmax), irq_rate, ipi_p = FAMILIES[family]
+    arriving 5 us later; a reschedule request with the family's share,
+    else a queued call)."""
+    (pmin, pmax), irq_rate, ipi_p, resched_p = FAMILIES[family]
     rnd = random.Random(seed)
     end_ns = int(seconds * 1e9)
     period = [rnd.randint(pmin, pmax) * 1000 for _ in range(ncpus)]
@@ -383,7 +545,7 @@ def synthesize(family, seed, path, seconds=2.0, ncpus=8, cluster=4):
     timer_at = [0] * ncpus
     wake_gen = [0] * ncpus
     wake_at = [None] * ncpus
-    ipis = [[] for _ in range(ncpus)]   # (arrival, sent) not yet served
+    ipis = [[] for _ in range(ncpus)]   # (arrival, sent, kind) not served
     heap, out = [], []
     for c in range(ncpus):
         heapq.heappush(heap, (int(rnd.expovariate(1 / 100e3)), 1, c, 0, None))
@@ -397,7 +559,7 @@ def synthesize(family, seed, path, seconds=2.0, ncpus=8, cluster=4):
             cand = [(next_timer(c, t), "timer", None)]
             if j < len(irqs[c]):
                 cand.append((irqs[c][j], "irq", None))
-            cand += [(a, "ipi", s) for a, s in ipis[c]]
+            cand += [(a, "ipi", (s, k)) for a, s, k in ipis[c]]
             w = min(cand)
             idle_since[c], timer_at[c] = t, cand[0][0]
             wake_gen[c] += 1
@@ -418,13 +580,16 @@ def synthesize(family, seed, path, seconds=2.0, ncpus=8, cluster=4):
                 dst = base + rnd.choice([k for k in range(cluster)
                                          if base + k != c])
                 send = t + int(rnd.random() * busy)
-                heapq.heappush(heap, (send, 2, dst, 0, send))
+                ipi_kind = ("resched"
+                            if resched_p and rnd.random() < resched_p
+                            else "call")
+                heapq.heappush(heap, (send, 2, dst, 0, ipi_kind))
         else:                               # an IPI is sent to c
             arrival = t + 5000
-            ipis[c].append((arrival, t))
+            ipis[c].append((arrival, t, extra))
             if idle_since[c] is not None and arrival < wake_at[c][0]:
                 wake_gen[c] += 1
-                wake_at[c] = (arrival, "ipi", t)
+                wake_at[c] = (arrival, "ipi", (t, extra))
                 heapq.heappush(heap, (arrival, 0, c, wake_gen[c],
                                       wake_at[c]))
     with open(path, "w") as f:
@@ -433,7 +598,8 @@ def synthesize(family, seed, path, seconds=2.0, ncpus=8, cluster=4):
         for name, cpus, states in TOPOLOGY:
             f.write(f"domain {name} {cpus} {states}\n")
         for c, s, e, tm, why, sent in sorted(out, key=lambda p: (p[1], p[0])):
-            wake = f"ipi:{sent / 1000:.3f}" if why == "ipi" else why
+            wake = (f"ipi:{sent[0] / 1000:.3f}:{sent[1]}" if why == "ipi"
+                    else why)
             f.write(f"idle {c} {s / 1000:.3f} {e / 1000:.3f} "
                     f"{tm / 1000:.3f} {wake}\n")
 
@@ -449,7 +615,7 @@ def report(rows):
     for trace, dom, res in rows:
         best = res["oracle"]["energy"] or 1.0
         gap = res["timers"]["energy"] - res["oracle"]["energy"]
-        for pol in POLICIES:
+        for pol in res:
             r = res[pol]
             mean = r["latency"] / r["entries"] / 1000 if r["entries"] else 0
             closed = (f"{100 * (res['timers']['energy'] - r['energy']) / gap:.0f} %"
