@@ -7,9 +7,10 @@
 # patches/NAME/0000-cover-letter.patch, the shortlog and diffstat from
 # git) and base-commit information.
 #
-# Every commit's author becomes the poster of git config user.name and
-# user.email, and every Signed-off-by of another identity is replaced by
-# the poster's: the patches/ files carry a placeholder identity that must
+# Every commit whose author is the patches/ files' placeholder gets the
+# poster of git config user.name and user.email as author (a stable
+# backport keeps its upstream author), and every Signed-off-by of the
+# placeholder is replaced by the poster's: the placeholder identity must
 # never be posted. The poster certifies the Developer's Certificate of
 # Origin (Documentation/process/submitting-patches.rst) with that
 # Signed-off-by: the script says so, and refuses to run when the identity
@@ -54,14 +55,24 @@ tmp=$(mktemp -d)
 trap 'tgit worktree remove --force "$tmp/wt" >/dev/null 2>&1 || true; rm -rf "$tmp"' EXIT
 
 # The tree's commits, rewritten in a worktree of their own (the tree and
-# its end/ branches stay as they are): the poster as author, their
+# its end/ branches stay as they are): the poster as author where the
+# placeholder is (a stable backport keeps its upstream author), their
 # Signed-off-by in place of the placeholder's (any other trailer stays).
 tgit worktree add -q --detach "$tmp/wt" HEAD
 cat > "$tmp/stamp" <<'EOF'
 #!/bin/sh
+example='[@.](example|invalid|test|localhost)(\.(com|org|net))?>?$'
+reset=
+if git log -1 --format='<%ae>' | grep -Eiq "$example"; then
+	reset=--reset-author
+elif ! git log -1 --format=%B | grep -Eq '^\[ Upstream commit [0-9a-f]{40} \]$'; then
+	echo "$(git log -1 --format='%h %s'): authored by $(git log -1 --format=%an),"\
+		"neither the placeholder nor a stable backport ([ Upstream commit ])" >&2
+	exit 1
+fi
 git log -1 --format=%B |
-	grep -Eiv '^Signed-off-by: .*[@.](example|invalid|test|localhost)(\.(com|org|net))?>$' |
-	git commit -q --amend --reset-author --cleanup=whitespace -s -F -
+	grep -Eiv "^Signed-off-by: .*$example" |
+	git commit -q --amend $reset --cleanup=whitespace -s -F -
 EOF
 chmod +x "$tmp/stamp"
 base_commit=$(tgit rev-parse base)
@@ -126,7 +137,20 @@ if grep -rEl "a-seed-[0-9a-f]+|\.example>" "$out" >"$tmp/left" ||
 	rm -rf "$out"
 	die "the placeholder identity is still in: $(tr '\n' ' ' < "$tmp/left")"
 fi
-note "every patch is authored and signed off by $poster"
+# The last Signed-off-by of every patch is the poster's.
+for f in $(find "$out" -name '*.patch' ! -name '0000-*' | sort); do
+	last=$(sed -n '/^---$/q; s/^Signed-off-by: //p' "$f" | tail -1)
+	[ "$last" = "$poster" ] || { rm -rf "$out"; die "$(rel_path "$f"): its last Signed-off-by is \"$last\", not yours"; }
+done
+note "every patch ends with your Signed-off-by, $poster"
+git -C "$tmp/wt" log --format='%ae%x09%an%x09%s' "$base_commit..HEAD" |
+	awk -F '\t' -v e="$email" '$1 != e' >"$tmp/others"
+if [ -s "$tmp/others" ]; then
+	note "and is authored by you, but for the stable backports, which keep their upstream author:"
+	while IFS="$(printf '\t')" read -r _ who subject; do
+		note "  $who: $subject"
+	done < "$tmp/others"
+fi
 note "your Signed-off-by certifies the Developer's Certificate of Origin 1.1"
 note "(Documentation/process/submitting-patches.rst, \"Sign your work\"): read it before posting"
 note "base-commit: $base_commit is Debian's import of $(tgit log -1 --format=%s base)"

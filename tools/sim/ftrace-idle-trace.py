@@ -48,9 +48,9 @@ Assumptions, counted on stderr:
   counted;
 - a timer wakeup delivered as an IPI (a broadcast timer, on boards whose
   idle states stop the local timer) is written as an IPI;
-- the IPI that woke a CPU was sent at the first raise for it since its
-  last IPI was handled, and is a queued call if one of those raises was,
-  else a reschedule request if one was;
+- the IPIs in flight to a CPU that an IPI woke are those raised for it
+  since its last IPI was handled, one per kind, at the first raise of
+  that kind;
 - a CPU that woke with no interrupt before its next idle entry is written
   as woken by an IRQ;
 - a CPU still idle when the trace stops has that period closed at the
@@ -175,8 +175,7 @@ def convert(lines, deepest):
             if mask:
                 kind = IPI_KINDS.get(mask.group(2), "other")
                 for c in cpus_of(mask.group(1).replace(",", "")):
-                    sent, kinds = unserved.setdefault(c, (t, set()))
-                    kinds.add(kind)
+                    unserved.setdefault(c, {}).setdefault(kind, t)
         elif name == "cpu_idle":
             c, state = int(f["cpu_id"]), int(f["state"])
             if state != EXIT:
@@ -238,20 +237,17 @@ def write(out, title, doms, periods):
 
 
 def ipi_in_flight(raised):
-    """(sent, kind) of the IPIs @raised for a CPU since it last served
-    one ((first raise, {kinds}) or None): a queued call if one was
-    raised, which both the series' and mainline's peeks see, else a
-    reschedule request if one was, else another kind."""
+    """The IPIs @raised for a CPU since it last served one ({kind: first
+    raise} or None): [(first raise, kind)] in the order they were sent."""
     if raised is None:
         return None
-    sent, kinds = raised
-    return sent, next(k for k in ("call", "resched", "other") if k in kinds)
+    return sorted((t, k) for k, t in raised.items())
 
 
 def idle_lines(periods):
     for c, s, e, tm, wake, sent in periods:
         if wake == "ipi" and sent is not None:
-            wake = f"ipi:{sent[0]:.3f}:{sent[1]}"
+            wake = "ipi:" + ",".join(f"{t:.3f}:{k}" for t, k in sent)
         elif wake == "ipi":
             wake = "irq"
         yield f"idle {c} {s:.3f} {e:.3f} {tm:.3f} {wake}"

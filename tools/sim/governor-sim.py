@@ -172,11 +172,11 @@ class PickKernel:
 
     def choose(self, d, pol, t, true, limit, kinds, hist, mean):
         """The state @pol picks for a period of length @true whose timers
-        are @t away, while the CPUs of @kinds ({index in the domain: kind})
-        have IPIs of those kinds in flight; -1: the domain stays on."""
+        are @t away, while the CPUs of @kinds ({index in the domain: set
+        of kinds}) have IPIs of those kinds in flight; -1: stays on."""
         if pol == "timers":
             return self.pick(d, t, limit)
-        if ({"call", "resched"} & set(kinds.values())
+        if ({"call", "resched"} & set().union(*kinds.values())
                 or self.pick(d, t, limit) < 0):
             return -1
         if pol == "pending":
@@ -247,6 +247,10 @@ class PowerDownKernel:
             if rev == "HEAD" and not policy:
                 die(f"{tree}: the series has no genpd.cpu_policy switch "
                     "(CONFIG_PM_GENPD_CPU_POLICY) to simulate its policies")
+            if rev == "base" and (policy or "genpd_cpus_wakeup_pending"
+                                  in files[self.GOV]):
+                die(f"{tree}: its base's governor has the series' wakeup "
+                    "check: base is not the pristine tree")
             lib = compile_shim(
                 os.path.join(out, rev), "power-down-shim.c",
                 {"kernel-power-down-types.inc": types,
@@ -272,8 +276,8 @@ class PowerDownKernel:
             die(f"{rev}: the series refused genpd.cpu_policy={policy}")
         n = len(d.cpus)
         flags = [ctypes.c_int * n, ctypes.c_int * n]
-        call = flags[0](*[kinds.get(k) == "call" for k in range(n)])
-        resched = flags[1](*[kinds.get(k) == "resched" for k in range(n)])
+        call = flags[0](*["call" in kinds.get(k, ()) for k in range(n)])
+        resched = flags[1](*["resched" in kinds.get(k, ()) for k in range(n)])
         timers = (ctypes.c_int64 * n)(*[int(t)] * n)
         i = lib.sim_power_down(len(d.states), d.off, d.on, d.res, n, timers,
                                call, resched, int(limit))
@@ -369,15 +373,16 @@ def read_trace(path):
                 cpu, start, end, timer = (int(f[1]), float(f[2]),
                                           float(f[3]), float(f[4]))
                 wake, _, sent = f[5].partition(":")
-                sent, _, kind = sent.partition(":")
-                if (wake not in ("timer", "irq", "ipi") or end < start
-                        or (kind and (wake != "ipi"
-                                      or kind not in IPI_KINDS))):
+                if wake not in ("timer", "irq", "ipi") or end < start:
                     raise ValueError("bad idle period")
+                ipis = []
+                for item in sent.split(",") if sent else []:
+                    when, _, kind = item.partition(":")
+                    if wake != "ipi" or (kind and kind not in IPI_KINDS):
+                        raise ValueError(f"bad IPI {item!r}")
+                    ipis.append((int(float(when) * 1000), kind or "call"))
                 idles.append((cpu, int(start * 1000), int(end * 1000),
-                              int(timer * 1000), wake,
-                              int(float(sent) * 1000) if sent else None,
-                              kind or "call"))
+                              int(timer * 1000), wake, ipis))
             else:
                 raise ValueError(f"unknown record {f[0]!r}")
         except (ValueError, IndexError) as err:
@@ -389,7 +394,7 @@ def read_trace(path):
 
 def domain_periods(cpus, idles):
     """The domain's idle periods: (start, end, earliest timer, in flight),
-    in flight: {index of the CPU in @cpus: kind of the IPI sent to it
+    in flight: {index of the CPU in @cpus: kinds of the IPIs sent to it
     before the period started}."""
     mine = [p for p in idles if p[0] in cpus]
     ev = []
@@ -408,10 +413,11 @@ def domain_periods(cpus, idles):
             if start is not None and len(current) == len(cpus):
                 timer = min(q[3] for q in current.values())
                 order = sorted(cpus)
-                pending = {order.index(q[0]): q[6]
-                           for q in current.values()
-                           if q[4] == "ipi" and q[5] is not None
-                           and q[5] <= start}
+                pending = {}
+                for q in current.values():
+                    kinds = {k for sent, k in q[5] if sent <= start}
+                    if kinds:
+                        pending[order.index(q[0])] = kinds
                 out.append((start, t, timer, pending))
                 start = None
             current.pop(p[0], None)

@@ -8,8 +8,9 @@
  * kernel-power-down.inc; this file gives them the kernel types and helpers
  * they use, backed by the state of one simulated domain: its CPUs' next
  * timers, the latency limit, and each CPU's pending wakeups (a queued call
- * in call_single_queue, or a reschedule request of its idle task). Nothing
- * of the decision is written here.
+ * in call_single_queue, or a reschedule request of its idle task). Only
+ * the device PM QoS check, _default_power_down_ok(), is a stand-in: no
+ * device constraint, the search starting at the deepest state.
  */
 #include <stdbool.h>
 #include <stddef.h>
@@ -153,10 +154,17 @@ struct generic_pm_domain {
 
 #define pd_to_genpd(pd) container_of(pd, struct generic_pm_domain, domain)
 
-/* The device PM QoS check: no device constraint, start at @sim_start. */
+/*
+ * The device PM QoS check with no device constraint: the deepest state,
+ * returned, as from the second decision on, through the governor data's
+ * cached index, whose type is the tree's (a bool in mainline).
+ */
 static bool _default_power_down_ok(struct dev_pm_domain *pd, ktime_t now)
 {
-	pd_to_genpd(pd)->state_idx = sim_start;
+	struct generic_pm_domain *genpd = pd_to_genpd(pd);
+
+	genpd->gd->cached_power_down_state_idx = sim_start;
+	genpd->state_idx = genpd->gd->cached_power_down_state_idx;
 	return true;
 }
 
