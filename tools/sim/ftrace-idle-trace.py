@@ -200,7 +200,8 @@ def convert(lines, deepest):
                     counts["early_timer"] += 1
                 periods.append(p + ("timer", None))
             elif irq == "IPI":
-                periods.append(p + ("ipi", ipi_in_flight(unserved.pop(cpu, None))))
+                periods.append(p + ("ipi", ipi_in_flight(unserved.pop(cpu, None),
+                                                         p[2])))
             else:
                 periods.append(p + ("irq", None))
         elif name == "irq_handler_entry" and f.get("name") == "IPI":
@@ -236,12 +237,13 @@ def write(out, title, doms, periods):
         out.write(line + "\n")
 
 
-def ipi_in_flight(raised):
+def ipi_in_flight(raised, end):
     """The IPIs @raised for a CPU since it last served one ({kind: first
-    raise} or None): [(first raise, kind)] in the order they were sent."""
+    raise} or None) up to @end, when it left idle: [(first raise, kind)]
+    in the order they were sent."""
     if raised is None:
         return None
-    return sorted((t, k) for k, t in raised.items())
+    return sorted((t, k) for k, t in raised.items() if t <= end) or None
 
 
 def idle_lines(periods):

@@ -51,7 +51,9 @@ given as files; --synthetic writes and replays the synthetic families
 with a fixed seed. Usage:
 
   governor-sim.py [--tree DIR] [--out DIR] [--seed N] [--synthetic] [TRACE...]
-  governor-sim.py --check TRACE... (KTAP against each TRACE's "# expect:" lines)
+  governor-sim.py --check TRACE... (KTAP against each TRACE's
+      "# expect: [DOMAIN] POLICY KEY VALUE" lines; KEY: periods, too_deep,
+      too_shallow, entries, violations, blocked, energy_pct, latency_us)
 """
 import argparse
 import bisect
@@ -349,38 +351,80 @@ def parse_cpus(text):
     return sorted(cpus)
 
 
+def number(text, what):
+    """@text as a float, or a ValueError that says which field it was."""
+    try:
+        return float(text)
+    except ValueError:
+        raise ValueError(f"{what} {text!r} is not a number") from None
+
+
+def fields(f, n, form):
+    """Stop unless record @f has @n fields; @form is its form."""
+    if len(f) != n:
+        raise ValueError(f"{f[0]} takes {n - 1} fields ({form}), not {len(f) - 1}")
+
+
 def read_trace(path):
     """Domains, latency limit and per-CPU idle periods of a trace file."""
     domains, idles, limit = [], [], S64_MAX
+    last_end = {}
     for n, line in enumerate(open(path), 1):
         f = line.split("#")[0].split()
         if not f:
             continue
         try:
             if f[0] == "domain":
+                if len(f) < 4:
+                    raise ValueError("domain takes NAME CPUS STATE... "
+                                     "(STATE: name:entry:exit:residency)")
                 states = []
                 for s in f[3:]:
-                    name, off, on, res = s.split(":")
-                    states.append((name, int(float(off) * 1000),
-                                   int(float(on) * 1000),
-                                   int(float(res) * 1000)))
-                if not states:
-                    raise ValueError("a domain needs states")
+                    parts = s.split(":")
+                    if len(parts) != 4:
+                        raise ValueError(f"state {s!r} is not "
+                                         "name:entry:exit:residency")
+                    name, off, on, res = parts
+                    states.append((name, int(number(off, "entry latency") * 1000),
+                                   int(number(on, "exit latency") * 1000),
+                                   int(number(res, "residency") * 1000)))
                 domains.append((f[1], parse_cpus(f[2]), states))
             elif f[0] == "latency_limit_us":
-                limit = int(float(f[1]) * 1000)
+                fields(f, 2, "N")
+                limit = int(number(f[1], "latency limit") * 1000)
+                if limit < 0:
+                    raise ValueError("the latency limit is negative")
             elif f[0] == "idle":
-                cpu, start, end, timer = (int(f[1]), float(f[2]),
-                                          float(f[3]), float(f[4]))
-                wake, _, sent = f[5].partition(":")
-                if wake not in ("timer", "irq", "ipi") or end < start:
-                    raise ValueError("bad idle period")
+                fields(f, 6, "CPU START END TIMER WAKE")
+                cpu = int(number(f[1], "CPU"))
+                start, end, timer = (number(f[2], "start"),
+                                     number(f[3], "end"),
+                                     number(f[4], "timer"))
+                if end < start:
+                    raise ValueError("the period ends before it starts")
+                if start < last_end.get(cpu, start):
+                    raise ValueError(f"CPU {cpu} is still idle until "
+                                     f"{last_end[cpu]} us")
+                last_end[cpu] = end
+                wake, colon, sent = f[5].partition(":")
+                if wake not in ("timer", "irq", "ipi"):
+                    raise ValueError(f"wake {wake!r} is not timer, irq or ipi")
+                if wake == "ipi" and not sent:
+                    raise ValueError("ipi needs the time its IPI was sent "
+                                     "(ipi:SENT[:KIND])")
+                if wake != "ipi" and colon:
+                    raise ValueError("only an ipi wake has a send time")
                 ipis = []
                 for item in sent.split(",") if sent else []:
                     when, _, kind = item.partition(":")
-                    if wake != "ipi" or (kind and kind not in IPI_KINDS):
-                        raise ValueError(f"bad IPI {item!r}")
-                    ipis.append((int(float(when) * 1000), kind or "call"))
+                    if kind and kind not in IPI_KINDS:
+                        raise ValueError(f"IPI kind {kind!r} is not one of "
+                                         + ", ".join(IPI_KINDS))
+                    when = number(when, "IPI send time")
+                    if when > end:
+                        raise ValueError(f"an IPI sent at {when} us, after "
+                                         "the period it ended")
+                    ipis.append((int(when * 1000), kind or "call"))
                 idles.append((cpu, int(start * 1000), int(end * 1000),
                               int(timer * 1000), wake, ipis))
             else:
@@ -389,6 +433,10 @@ def read_trace(path):
             die(f"{path}:{n}: {err}: {line.strip()}")
     if not domains:
         die(f"{path}: no domain")
+    known = set().union(*(set(cpus) for _, cpus, _ in domains))
+    stray = sorted({p[0] for p in idles} - known)
+    if stray:
+        die(f"{path}: CPU {', '.join(map(str, stray))} in no domain")
     return domains, limit, idles
 
 
@@ -612,7 +660,11 @@ def synthesize(family, seed, path, seconds=2.0, ncpus=8, cluster=4):
 
 # --- report ----------------------------------------------------------------
 
-def report(rows):
+def report(rows, kernel):
+    if "ipi" in kernel.policies:
+        print("Policies: timers, pending and informed run the series' "
+              "cpu_power_down_ok(); ipi runs mainline's (the tree's base); "
+              "oracle knows each period's length.\n")
     print("| trace | domain | periods | policy | energy vs oracle "
           "| gap closed | too deep | too shallow | entries "
           "| added latency, mean us | limit violations "
@@ -673,16 +725,21 @@ def check(paths, kernel):
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--tree", default=TREE, help="the kernel tree (default build/linux)")
+    ap = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--tree", default=TREE,
+                    help="the generated kernel tree: 6.1's or 7.3's (default build/linux)")
     ap.add_argument("--out", default=os.path.join(BUILD, "sim"),
-                    help="where the decision's object and the synthetic traces go")
-    ap.add_argument("--seed", type=int, default=1)
+                    help="where the decision's objects and the synthetic traces go "
+                    "(default build/sim)")
+    ap.add_argument("--seed", type=int, default=1,
+                    help="the synthetic families' seed (default 1)")
     ap.add_argument("--synthetic", action="store_true",
                     help="write and replay the synthetic families")
     ap.add_argument("--check", metavar="TRACE", nargs="+",
                     help="KTAP: each TRACE's figures against its expect lines")
-    ap.add_argument("traces", nargs="*")
+    ap.add_argument("traces", nargs="*", metavar="TRACE",
+                    help="trace files to replay (format: docs/simulator.md)")
     args = ap.parse_args()
     kernel = build_decision(args.tree, args.out)
     if args.check:
@@ -698,7 +755,7 @@ def main():
     rows = []
     for path in traces:
         rows += simulate(path, kernel)
-    report(rows)
+    report(rows, kernel)
 
 
 if __name__ == "__main__":
