@@ -106,7 +106,8 @@ def compile_shim(out, shim, incs, name, defines=()):
     src = os.path.join(TOP, "tools/sim", shim)
     inc_dir = os.path.join(out, name + ".inc.d")
     os.makedirs(inc_dir, exist_ok=True)
-    stale = stamp < os.path.getmtime(src)
+    stale = stamp < max(os.path.getmtime(src), os.path.getmtime(
+        os.path.join(TOP, "tools/sim/sim-states.h")))
     for fname, text in incs.items():
         text = "/* Extracted by governor-sim.py: do not edit. */\n" + text
         inc = os.path.join(inc_dir, fname)

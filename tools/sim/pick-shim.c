@@ -27,24 +27,16 @@ struct fwnode_handle;
 #define DIV_ROUND_UP_ULL(n, d) DIV_ROUND_UP((u64)(n), (u64)(d))
 
 #include "kernel-pick.inc"
-
-#define SIM_MAX_STATES 8
+#include "sim-states.h"
 
 /* The deepest state of @n that fits, as the kernel picks it, or -1. */
 int sim_pick(int n, const s64 *off_ns, const s64 *on_ns, const s64 *res_ns,
 	     int start, s64 idle_ns, s64 limit_ns)
 {
 	struct genpd_power_state states[SIM_MAX_STATES];
-	int i;
 
-	if (n < 1 || n > SIM_MAX_STATES || start >= n)
+	if (start >= n || sim_fill_states(states, n, off_ns, on_ns, res_ns))
 		return -2;
-	memset(states, 0, sizeof(states));
-	for (i = 0; i < n; i++) {
-		states[i].power_off_latency_ns = off_ns[i];
-		states[i].power_on_latency_ns = on_ns[i];
-		states[i].residency_ns = res_ns[i];
-	}
 	return genpd_cpu_pick_state(states, start, idle_ns, limit_ns);
 }
 

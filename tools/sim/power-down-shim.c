@@ -25,7 +25,6 @@ typedef s64 ktime_t;
 struct fwnode_handle;
 
 #define SIM_NR_CPUS	64
-#define SIM_MAX_STATES	8
 
 #define READ_ONCE(x)		(x)
 #define WRITE_ONCE(x, v)	((x) = (v))
@@ -140,6 +139,7 @@ static int sim_match_string(const char * const *list, size_t n,
 #endif
 
 #include "kernel-power-down-types.inc"
+#include "sim-states.h"
 
 #define GENPD_FLAG_CPU_DOMAIN	(1U << 4)
 
@@ -198,14 +198,9 @@ int sim_power_down(int n, const s64 *off_ns, const s64 *on_ns,
 	struct cpumask cpus;
 	int i;
 
-	if (n < 1 || n > SIM_MAX_STATES || ncpus < 1 || ncpus > SIM_NR_CPUS)
+	if (ncpus < 1 || ncpus > SIM_NR_CPUS ||
+	    sim_fill_states(states, n, off_ns, on_ns, res_ns))
 		return -2;
-	memset(states, 0, sizeof(states));
-	for (i = 0; i < n; i++) {
-		states[i].power_off_latency_ns = off_ns[i];
-		states[i].power_on_latency_ns = on_ns[i];
-		states[i].residency_ns = res_ns[i];
-	}
 	memset(&gd, 0, sizeof(gd));
 	memset(&cpus, 0, sizeof(cpus));
 	memset(&sim_online, 0, sizeof(sim_online));
