@@ -5,7 +5,10 @@
 # boots and `make demo` give their own OUTDIR). Writes OUTDIR/init, OUTDIR/initramfs.list (for
 # CONFIG_INITRAMFS_SOURCE) and OUTDIR/initramfs.cpio (for -initrd, with the
 # kernel's own gen_init_cpio). Each further C file becomes a static
-# program /NAME beside /init (NAME: the file's name without .c).
+# program /NAME beside /init (NAME: the file's name without .c). They are
+# compiled against the tree's own UAPI headers (make headers, kept in
+# build/[BASE/]uapi-arm64), not the cross libc's, which are Debian 12's
+# (6.1): a program of the tree, such as getdelays, follows the tree's.
 #
 #   build-guest.sh [INIT.c OUTDIR [PROGRAM.c...]]
 set -euo pipefail
@@ -18,7 +21,10 @@ if [ $# -ge 2 ]; then shift 2; else set --; fi
 mkdir -p "$out"
 need_tree
 gcc -O2 -o "$out/gen_init_cpio" "$tree/usr/gen_init_cpio.c"
-aarch64-linux-gnu-gcc -static -O2 -Wall -Werror -o "$out/init" "$src" -lpthread
+uapi=$build/uapi-arm64
+make -s -C "$tree" O="$uapi" ARCH=arm64 headers >&2 || die "cannot make the UAPI headers of $(tree_name) in $(rel_path "$uapi")"
+cc=(aarch64-linux-gnu-gcc -static -O2 -Wall -Werror -isystem "$uapi/usr/include")
+"${cc[@]}" -o "$out/init" "$src" -lpthread
 cat > "$out/initramfs.list" <<LIST
 dir /dev 0755 0 0
 nod /dev/console 0600 0 0 c 5 1
@@ -28,7 +34,7 @@ file /init $out/init 0755 0 0
 LIST
 for prog in "$@"; do
 	name=$(basename "$prog" .c)
-	aarch64-linux-gnu-gcc -static -O2 -Wall -Werror -o "$out/$name" "$prog"
+	"${cc[@]}" -o "$out/$name" "$prog"
 	echo "file /$name $out/$name 0755 0 0" >> "$out/initramfs.list"
 done
 # Replaced whole, never seen half written.
