@@ -83,6 +83,11 @@ run_sparse() { # <src> <dir> <objs...>
 	make -C "$s" ARCH=arm64 CROSS_COMPILE=aarch64-linux-gnu- O="$d" \
 		-j"$(nproc)" C=2 "$@" > "$d/sparse.log" 2>&1 ||
 		die "make C=2 failed in ${d#"$top"/} (sparse.log there)"
+	# kbuild turns C=2 off when scripts/checker-valid.sh rejects sparse:
+	# 7.3's needs __typeof_unqual__, which Debian 12's sparse 0.6.4 (the
+	# last release) does not parse.
+	! grep -q "C=2 specified, but .* is not available or not up to date" "$d/sparse.log" ||
+		die "$(sparse --version) is too old for $(tree_name): kbuild's scripts/checker-valid.sh rejects it, so sparse cannot check this base"
 	# sparse must have run on each object: kbuild says CHECK for each.
 	[ "$(grep -c '^  CHECK ' "$d/sparse.log")" -ge $# ] ||
 		die "sparse did not check all $# objects in ${d#"$top"/} (sparse.log there)"

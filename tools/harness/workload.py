@@ -160,7 +160,9 @@ def declared(m, node):
 
 
 def domains(dump):
-    """{domain: [(state, time_ms, usage, rejected, above, below)]}"""
+    """{domain: [(state, time_ms, usage, rejected, above, below)]}: the
+    first six columns of each domain's idle_states, the same on both bases
+    (7.3 adds S2idle after them)."""
     out = {}
     for path, lines in dump.items():
         m = re.match(r"/sys/kernel/debug/pm_genpd/(.*)/idle_states$", path)
@@ -170,7 +172,7 @@ def domains(dump):
         for line in lines[1:]:
             f = line.split()
             if len(f) >= 4 and f[0].startswith("S"):
-                rows.append((f[0],) + tuple(int(x) for x in f[1:]))
+                rows.append((f[0],) + tuple(int(x) for x in f[1:6]))
         out[m.group(1)] = rows
     return out
 
@@ -226,14 +228,33 @@ def node_down(before_dump, after_dump, node, after_event=False):
     return False, b - a, ""
 
 
-def genpd_domains(dump):
-    """The domains pm_genpd_summary in @dump lists (its unindented lines
-    after the header's rule), None if it has no such file."""
+def genpd_summary(dump):
+    """pm_genpd_summary in @dump, or None if the dump has no such file:
+    (domains, devices), each a list of (name, status) in the order listed.
+    A domain's line is unindented (status "on", or "off" with the state's
+    index on 7.3); a device's is indented and starts with its sysfs path
+    (status its runtime PM status), named here by the path's last part."""
     lines = dump.get("/sys/kernel/debug/pm_genpd/pm_genpd_summary")
     if lines is None:
         return None
-    rule = next((i for i, line in enumerate(lines) if line.startswith("---")), len(lines))
-    return [line.split()[0] for line in lines[rule + 1:] if line[:1].strip()]
+    rule = next((i for i, line in enumerate(lines) if line.startswith("---")), -1)
+    domains, devices = [], []
+    for line in lines[rule + 1:]:
+        f = line.split()
+        if len(f) < 2:
+            continue
+        if line[:1].strip():
+            domains.append((f[0], f[1]))
+        elif f[0].startswith("/"):
+            devices.append((f[0].rsplit("/", 1)[-1], f[1]))
+    return domains, devices
+
+
+def genpd_domains(dump):
+    """The domains pm_genpd_summary in @dump lists, None if it has no such
+    file."""
+    summary = genpd_summary(dump)
+    return None if summary is None else [name for name, _ in summary[0]]
 
 
 def cores_under(m, node):
@@ -252,9 +273,8 @@ def cores_under(m, node):
 
 def active_devices(dump):
     """The devices pm_genpd_summary in @dump shows runtime active."""
-    return [f[0].rsplit("/", 1)[-1] for f in
-            (line.split() for line in dump.get("/sys/kernel/debug/pm_genpd/pm_genpd_summary", []))
-            if len(f) >= 2 and f[0].startswith("/") and f[1] == "active"]
+    devices = (genpd_summary(dump) or ([], []))[1]
+    return [name for name, status in devices if status == "active"]
 
 
 def why_up(before_dump, after_dump, node):
@@ -271,11 +291,8 @@ def why_up(before_dump, after_dump, node):
 
 def genpd_off(dump, name):
     """Whether pm_genpd_summary in @dump shows domain @name powered off."""
-    for line in dump.get("/sys/kernel/debug/pm_genpd/pm_genpd_summary", []):
-        f = line.split()
-        if len(f) >= 2 and f[0] == name:
-            return f[1].startswith("off")
-    return False
+    domains = (genpd_summary(dump) or ([], []))[0]
+    return any(d == name and status.startswith("off") for d, status in domains)
 
 
 def s2ram(log, dumps, check, nodes_grew):
