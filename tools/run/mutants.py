@@ -58,7 +58,7 @@ TASKSTATS = 'kernel/taskstats.c'
 # (name, file, text in the series, broken text)
 MUTANTS = [
     ('genpd: no release function for the domain device (6.1)', DOM,
-     '\tgenpd->dev.release = genpd_dev_release;\n', ''),
+     '\tgenpd->dev.release = genpd_provider_release;\n', ''),
     ('genpd: CPUs not propagated on link', DOM,
      '\tgenpd_update_cpumask(genpd, subdomain->cpus, true, SINGLE_DEPTH_NESTING);\n', ''),
     ('genpd: propagation stops at non-CPU domains', DOM,
@@ -143,9 +143,9 @@ MUTANTS = [
      '\t__this_cpu_write(domain_state, psci_compose_state(request, state, level,\n\t\t\t\t\t\t\t  psci_ext_format));',
      '\tper_cpu(domain_state, 0) = psci_compose_state(request, state, level,\n\t\t\t\t\t\t\t  psci_ext_format);'),
     ('psci: a domain state added outside its CPU\'s idle entry', PSCI_C,
-     '\tif (!__this_cpu_read(domains_going_off))\n\t\treturn', '\tif (0)\n\t\treturn'),
+     '\tif (!__this_cpu_read(domains_going_off)) {\n', '\tif (0) {\n'),
     ('psci: a domain with a CPU online powered off from elsewhere', PSCI_C,
-     'return cpumask_intersects(cpus, cpu_online_mask) ? -EBUSY : 0;', 'return 0;'),
+     '\t\tif (cpu >= nr_cpu_ids)\n\t\t\treturn 0;\n', '\t\tif (true)\n\t\t\treturn 0;\n'),
     ('psci: CPU devices not resumed as system sleep starts', PSCI_C,
      '\tpm_runtime_get_sync(dev);\n}\nEXPORT_SYMBOL_IF_KUNIT(psci_idle_hold_cpu);',
      '\tpm_runtime_get_noresume(dev);\n}\nEXPORT_SYMBOL_IF_KUNIT(psci_idle_hold_cpu);'),
