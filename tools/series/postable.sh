@@ -52,7 +52,7 @@ for s in $want; do
 	series_names | grep -qx "$s" || die "no series $s in $(rel_path "$patches")/series"
 done
 tmp=$(mktemp -d)
-trap 'tgit worktree remove --force "$tmp/wt" >/dev/null 2>&1 || true; rm -rf "$tmp"' EXIT
+trap 'tgit worktree remove --force "$tmp/wt" >/dev/null 2>&1 || true; rm -rf "$tmp"; tgit worktree prune' EXIT
 
 # The tree's commits, rewritten in a worktree of their own (the tree and
 # its end/ branches stay as they are): the poster as author where the
@@ -91,12 +91,29 @@ stamped_range() { # <name>
 		"$(git -C "$tmp/wt" rev-parse "HEAD~$(($(tgit rev-list --count base..HEAD) - to))")"
 }
 
+# A series that depends on nothing ("Depends on: nothing" in its cover
+# letter) is posted on the base alone, so that no other series' patches
+# are named as its prerequisites: its commits, picked onto the base in a
+# worktree of their own (make check shows that they apply there).
+alone_range() { # <name> <stamped range>
+	local wt="$tmp/alone-$1"
+	git -C "$tmp/wt" worktree add -q --detach "$wt" "$base_commit"
+	git -C "$wt" -c user.name="$name" -c user.email="$email" cherry-pick "$2" >/dev/null ||
+		die "series $1 depends on nothing but does not apply to base alone"
+	printf '%s..%s\n' "$base_commit" "$(git -C "$wt" rev-parse HEAD)"
+}
+
 for s in $want; do
 	dir="$out/$s"
 	prefix=PATCH
 	[ -f "$patches/$s/subject-prefix" ] && prefix=$(head -1 "$patches/$s/subject-prefix")
+	range=$(stamped_range "$s")
+	if grep -q '^Depends on: nothing' "$patches/$s/0000-cover-letter.patch" 2>/dev/null &&
+		[ "$(git -C "$tmp/wt" rev-parse "${range%%..*}")" != "$base_commit" ]; then
+		range=$(alone_range "$s" "$range")
+	fi
 	git -C "$tmp/wt" -c core.abbrev=12 format-patch -q --cover-letter --base="$base_commit" \
-		--subject-prefix="$prefix" -o "$dir" "$(stamped_range "$s")"
+		--subject-prefix="$prefix" -o "$dir" "$range"
 	cover=$(ls "$dir"/0000-cover-letter.patch)
 	ours="$patches/$s/0000-cover-letter.patch"
 	if [ -f "$ours" ]; then
