@@ -79,7 +79,7 @@ run = @$(T)/run/runner.py --jobs $(BOOT_JOBS)
 
 .PHONY: help deps tree tree-reset export postable kernel demo kunit test test-debug test-faults test-boards \
 	check check-configs check-dt dtbs kunit-tree each-patch mutants prove-fixes fresh-check repeat \
-	bench bench-cputime sim trace lava x86 ci clean
+	bench bench-cputime sim trace lava x86 tfa ci clean
 
 help: ## this list, then the variables
 	@grep -E '^[a-z0-9-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/' | expand -t 15
@@ -226,6 +226,11 @@ sim: deps ## replay idle traces through the kernel's domain-state decision (synt
 x86: deps ## build the series for x86-64 (defconfig + scaled CPU time) and run its suite in QEMU
 	$(ensure_tree)
 	@$(T)/kernel/build-x86.sh
+
+tfa: deps ## Trusted Firmware-A for QEMU in OSI mode (Debian's source), the test kernel as BL33: build/tfa/ (docs/tfa.md)
+	$(ensure_tree)
+	$(build_kernel)
+	@$(T)/firmware/build-tfa.sh --bl33 $(KERNEL)/arch/arm64/boot/Image
 
 ci: ## what .ci/run does: check, test-debug, test, test-boards (both kernels), test and test-boards BASE=7.3
 	@.ci/run
