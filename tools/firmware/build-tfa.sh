@@ -63,7 +63,8 @@ if [ "$(cat "$out/src.stamp" 2>/dev/null)" != "$version $stamp" ]; then
 	echo "$version $stamp" > "$out/src.stamp"
 fi
 
-args=(CROSS_COMPILE=aarch64-linux-gnu- PLAT=qemu DEBUG=0 BUILD_BASE="$out/obj"
+# BUILD_STRING: else TF-A takes git describe of this repository.
+args=(CROSS_COMPILE=aarch64-linux-gnu- PLAT=qemu DEBUG=0 BUILD_BASE="$out/obj" BUILD_STRING="debian-$version"
       PSCI_OS_INIT_MODE=1 QEMU_USE_GIC_DRIVER=QEMU_GICV3
       ARM_LINUX_KERNEL_AS_BL33=1 ARM_PRELOADED_DTB_BASE=0x40000000)
 if [ -n "$bl33" ]; then
