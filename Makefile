@@ -64,6 +64,8 @@ BENCH_CPUS ?= 4 16 64 256
 EACH_FROM ?= 1
 #: EACH_ONLY       make each-patch: only these patches ("3 7"), counted across the series
 EACH_ONLY ?=
+#: TFA_CORES       make tfa: the machine's CPUs TF-A is built for (4, 8, 16 or 32)
+TFA_CORES ?= 4
 #: ALLTESTS        make kunit-tree: also kunit.py --alltests (yes), or only it (only)
 ALLTESTS ?= no
 #: TRACES          make sim: recorded traces to replay beside the synthetic ones
@@ -230,7 +232,7 @@ x86: deps ## build the series for x86-64 (defconfig + scaled CPU time) and run i
 tfa: deps ## Trusted Firmware-A for QEMU in OSI mode (Debian's source), the test kernel as BL33: build/tfa/ (docs/tfa.md)
 	$(ensure_tree)
 	$(build_kernel)
-	@$(T)/firmware/build-tfa.sh --bl33 $(KERNEL)/arch/arm64/boot/Image
+	@$(T)/firmware/build-tfa.sh --cores $(TFA_CORES) --bl33 $(KERNEL)/arch/arm64/boot/Image
 
 ci: ## what .ci/run does: check, test-debug, test, test-boards (both kernels), test and test-boards BASE=7.3
 	@.ci/run
