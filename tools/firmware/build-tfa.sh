@@ -56,20 +56,16 @@ if [ "$(cat "$out/src.stamp" 2>/dev/null)" != "$version $stamp" ]; then
 	rm -rf "$src" "$out"/obj-* "$out/src.stamp"
 	apt=$(mktemp -d)
 	trap 'rm -rf "$apt"' EXIT
-	chmod 755 "$apt"	# apt's sandbox user writes the download
-	mkdir -p "$apt/lists/partial" "$apt/dl"
-	echo "deb-src [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] http://deb.debian.org/debian trixie main" > "$apt/sources.list"
-	opts=(-o Dir::Etc::SourceList="$apt/sources.list" -o Dir::Etc::SourceParts=/dev/null
-	      -o Dir::State::Lists="$apt/lists" -o Dir::Cache::Archives="$apt/dl")
+	apt_scratch "$apt" deb-src trixie
 	note "fetching arm-trusted-firmware $version from Debian's trixie"
-	apt-get "${opts[@]}" update -q >/dev/null
-	(cd "$apt/dl" && apt-get "${opts[@]}" source --download-only -q \
+	apt-get "${apt_opts[@]}" update -q >/dev/null
+	(cd "$apt/archives" && apt-get "${apt_opts[@]}" source --download-only -q \
 		"arm-trusted-firmware=$version" >/dev/null 2>&1) ||
 		die "cannot fetch arm-trusted-firmware $version from trixie (the fixtures are written against it)"
 	mkdir -p "$out"
 	# apt checked the files against the signed suite; the .dsc signature
 	# (a key the machine may not have) adds nothing.
-	dpkg-source -q --no-check -x "$apt/dl/arm-trusted-firmware_$version.dsc" "$src" >/dev/null
+	dpkg-source -q --no-check -x "$apt/archives/arm-trusted-firmware_$version.dsc" "$src" >/dev/null
 	for p in "${fixtures[@]}"; do
 		patch -s -p1 -d "$src" < "$p" || die "${p#"$top"/} does not apply to $version"
 		note "applied ${p#"$top"/}"

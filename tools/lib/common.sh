@@ -71,6 +71,18 @@ help_on_request() { # "$@"
 }
 note() { printf '%s: %s\n' "${0##*/}" "$*" >&2; }
 
+# apt-get options that read one Debian suite through a source list and
+# package lists of their own in the scratch directory <dir>, so that the
+# machine's sources stay as they are: sets the array apt_opts. <type> is
+# deb or deb-src; downloads go to <dir>/archives.
+apt_scratch() { # <dir> <type> <suite>
+	chmod 755 "$1"	# apt's sandbox user writes the download
+	mkdir -p "$1/lists/partial" "$1/archives/partial"
+	echo "$2 [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] http://deb.debian.org/debian $3 main" > "$1/sources.list"
+	apt_opts=(-o Dir::Etc::SourceList="$1/sources.list" -o Dir::Etc::SourceParts=/dev/null
+		  -o Dir::State::Lists="$1/lists" -o Dir::Cache::Archives="$1/archives")
+}
+
 # The Debian version of the installed kernel source, e.g. 6.1.192-3.
 source_version() { dpkg-query -W -f='${Version}' "$pkg" 2>/dev/null; }
 

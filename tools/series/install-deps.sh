@@ -50,15 +50,11 @@ debs=()
 if [ -n "${suite[$base]:-}" ] && ! installed "$pkg"; then
 	missing=("${missing[@]/$pkg/}")
 	apt=$(mktemp -d)
-	chmod 755 "$apt"	# apt's sandbox user writes the download
 	trap '$sudo rm -rf "$apt"' EXIT
-	mkdir -p "$apt/lists/partial" "$apt/archives/partial"
-	echo "deb [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] http://deb.debian.org/debian ${suite[$base]} main" > "$apt/sources.list"
-	opts=(-o Dir::Etc::SourceList="$apt/sources.list" -o Dir::Etc::SourceParts=/dev/null
-	      -o Dir::State::Lists="$apt/lists" -o Dir::Cache::Archives="$apt/archives")
+	apt_scratch "$apt" deb "${suite[$base]}"
 	echo "install-deps: fetching $pkg from Debian's ${suite[$base]}"
-	$sudo apt-get "${opts[@]}" update -q
-	(cd "$apt/archives" && $sudo apt-get "${opts[@]}" download "$pkg") ||
+	$sudo apt-get "${apt_opts[@]}" update -q
+	(cd "$apt/archives" && $sudo apt-get "${apt_opts[@]}" download "$pkg") ||
 		die "cannot fetch $pkg from ${suite[$base]}"
 	debs=("$apt/archives/${pkg}"_*.deb)
 fi
