@@ -79,7 +79,7 @@ ensure_tree = @$(T)/series/make-tree.sh $(base_arg) --ensure
 build_kernel = @$(T)/kernel/build-kernel.py --tree $(TREE)
 run = @$(T)/run/runner.py --jobs $(BOOT_JOBS)
 
-.PHONY: help deps tree tree-reset export postable kernel demo kunit test test-debug test-faults test-boards \
+.PHONY: help deps tree tree-reset export postable kernel demo kunit test test-debug test-faults test-boards test-tfa \
 	check check-configs check-dt dtbs kunit-tree each-patch mutants prove-fixes fresh-check repeat \
 	bench bench-cputime sim trace lava x86 tfa ci clean
 
@@ -146,6 +146,11 @@ test-boards: deps ## boot the in-tree board corpus and the hand-written boards (
 	$(build_kernel) $(if $(VARIANT),--variant $(VARIANT))
 	$(run) --list $(K)/checks/boards --kernel $(variant_kernel) \
 		--out $(RESULTS)/boards$(variant_sfx) $(variant_machine)
+
+test-tfa: deps ## the test kernel under Trusted Firmware-A in OSI mode, the model in shadow mode (kunit/checks/tfa)
+	$(ensure_tree)
+	$(build_kernel)
+	$(run) --list $(K)/checks/tfa --kernel $(KERNEL) --out $(RESULTS)/tfa
 
 check-dt: deps ## check a board's idle topology in QEMU and print the report (DTB=board.dtb)
 	$(ensure_tree)
@@ -229,10 +234,8 @@ x86: deps ## build the series for x86-64 (defconfig + scaled CPU time) and run i
 	$(ensure_tree)
 	@$(T)/kernel/build-x86.sh
 
-tfa: deps ## Trusted Firmware-A for QEMU in OSI mode (Debian's source), the test kernel as BL33: build/tfa/ (docs/tfa.md)
-	$(ensure_tree)
-	$(build_kernel)
-	@$(T)/firmware/build-tfa.sh --cores $(TFA_CORES) --bl33 $(KERNEL)/arch/arm64/boot/Image
+tfa: deps ## Trusted Firmware-A for QEMU in OSI mode (Debian's source): build/tfa/ (docs/tfa.md)
+	@$(T)/firmware/build-tfa.sh --cores $(TFA_CORES)
 
 ci: ## what .ci/run does: check, test-debug, test, test-boards (both kernels), test and test-boards BASE=7.3
 	@.ci/run

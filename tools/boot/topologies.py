@@ -65,7 +65,7 @@ def boot_one(topo, args, initrd):
         with open(command, "w") as f:
             f.write("\n".join(argv) + "\n")
         out.append((True, f"{n}: grafted onto QEMU's tree without new dtc warnings", []))
-    except (topology.TopologyError, boot.BootError) as err:
+    except (topology.TopologyError, boot.BootError, machine.MachineError) as err:
         out.append((False, f"{n}: grafted onto QEMU's tree without new dtc warnings",
                     str(err).splitlines()))
         return out
@@ -92,7 +92,7 @@ def boot_one(topo, args, initrd):
                     str(err).splitlines()))
         return out
     try:
-        _, res = workload.judge(lines, idle_cpus)
+        _, res = workload.judge(lines, idle_cpus, topo.firmware_invalid)
         out.append((True, f"{n}: the idle report reads the log to its end", []))
     except Exception:
         out.append((False, f"{n}: the idle report reads the log to its end",
@@ -124,7 +124,9 @@ def main():
         topos = [topology.find(t, args.base) for t in args.topologies]
         initrd = boot.build_guest(args.guest or os.path.join(args.out, "guest"))
         boot.kernel_image(args.kernel)
-    except (topology.TopologyError, boot.BootError) as err:
+        for m in {t.machine(machine.MACHINES[args.machine]) for t in topos}:
+            boot.build_firmware(m)
+    except (topology.TopologyError, boot.BootError, machine.MachineError) as err:
         die(str(err))
 
     proc.stop_on_signals()

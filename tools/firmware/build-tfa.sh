@@ -9,28 +9,31 @@
 #   scratch directory (the machine's sources stay as they are), unpacked
 #   with its Debian patches into BUILD/tfa/src, once;
 # - the test fixtures of kunit/firmware/tfa/*.patch, if any, go on top;
-# - bl1, bl2 and bl31 are built for PLAT=qemu with PSCI_OS_INIT_MODE=1
-#   and the GICv3 driver, and, given a kernel Image, the FIP with it as
-#   BL33 (ARM_LINUX_KERNEL_AS_BL33, the device tree QEMU places at the
-#   start of RAM), for a machine of --cores CPUs (4, 8 or 16: one
-#   cluster; 32, the default: TF-A's own two clusters of 16):
-#   BUILD/tfa/obj-CORES/qemu/release/qemu_fw.bios is what QEMU boots with
-#   -bios. make rebuilds only what changed.
+# - bl1, bl2, bl31 and the FIP are built for PLAT=qemu with
+#   PSCI_OS_INIT_MODE=1, the GICv3 driver and the PSCI_STAT calls
+#   (ENABLE_PSCI_STAT, ENABLE_PMF), for a machine of --cores CPUs (4, 8
+#   or 16: one cluster; 32: TF-A's own two clusters of 16). BL33 is a
+#   Linux kernel that the machine preloads, booted with the device tree
+#   QEMU places at the start of RAM (the addresses are the machine
+#   definition's, tools/harness/machine.py), so that one firmware build
+#   serves every kernel: BUILD/tfa/obj-CORES/qemu/release/qemu_fw.bios is
+#   what QEMU boots with -bios. make rebuilds only what changed.
 #
-#   build-tfa.sh [--cores N] [--bl33 IMAGE]
+#   build-tfa.sh [--cores N]     (N: 4 by default)
 set -euo pipefail
 . "$(dirname "$0")/../lib/common.sh"
 help_on_request "$@"
 
 version=2.12.1+dfsg-1
-bl33= cores=32
+cores=4
 while [ $# -gt 0 ]; do
 	case $1 in
-	--bl33) [ $# -ge 2 ] || die "--bl33 needs a kernel Image"; bl33=$(realpath "$2"); shift 2 ;;
 	--cores) [ $# -ge 2 ] || die "--cores needs a count"; cores=$2; shift 2 ;;
-	*) die "usage: build-tfa.sh [--cores N] [--bl33 IMAGE]" ;;
+	*) die "usage: build-tfa.sh [--cores N]" ;;
 	esac
 done
+read -r bl33_base dtb_base < <(cd "$top/tools" && /usr/bin/python3 -c \
+	'from harness.machine import TFA_KERNEL_BASE as k, TFA_DTB_BASE as d; print(hex(k), hex(d))')
 # TF-A switches to OS-initiated mode only with every core of its platform
 # on, so the platform has the machine's cores: one cluster of 2^shift
 # (QEMU's GICv3 virt puts 16 CPUs in each Aff1), or TF-A's default.
@@ -41,7 +44,6 @@ case $cores in
 32) layout=() ;;
 *) die "--cores $cores: 4, 8, 16 or 32 (one cluster of 4, 8 or 16, or two of 16)" ;;
 esac
-[ -z "$bl33" ] || [ -f "$bl33" ] || die "no kernel Image $bl33"
 
 out="$top/build/tfa"
 src="$out/src"
@@ -73,16 +75,17 @@ if [ "$(cat "$out/src.stamp" 2>/dev/null)" != "$version $stamp" ]; then
 	echo "$version $stamp" > "$out/src.stamp"
 fi
 
-# BUILD_STRING: else TF-A takes git describe of this repository.
+# BUILD_STRING: else TF-A takes git describe of this repository. TF-A's
+# make does not track its options: a build of other options starts anew.
 args=(CROSS_COMPILE=aarch64-linux-gnu- PLAT=qemu DEBUG=0 BUILD_BASE="$obj" BUILD_STRING="debian-$version"
-      PSCI_OS_INIT_MODE=1 QEMU_USE_GIC_DRIVER=QEMU_GICV3
-      ARM_LINUX_KERNEL_AS_BL33=1 ARM_PRELOADED_DTB_BASE=0x40000000 "${layout[@]}")
-if [ -n "$bl33" ]; then
-	make -s -C "$src" -j"$(nproc)" "${args[@]}" BL33="$bl33" all fip >"$out/build.log" 2>&1 ||
-		die "the build failed: $(tail -3 "$out/build.log")"
-	note "built $(realpath --relative-to="$top" "$obj/qemu/release/qemu_fw.bios") for $cores cores (BL33: ${bl33#"$top"/})"
-else
-	make -s -C "$src" -j"$(nproc)" "${args[@]}" bl1 bl2 bl31 >"$out/build.log" 2>&1 ||
-		die "the build failed: $(tail -3 "$out/build.log")"
-	note "built bl1, bl2 and bl31 for $cores cores in $(realpath --relative-to="$top" "$obj/qemu/release")"
+      PSCI_OS_INIT_MODE=1 QEMU_USE_GIC_DRIVER=QEMU_GICV3 ENABLE_PSCI_STAT=1 ENABLE_PMF=1
+      ARM_LINUX_KERNEL_AS_BL33=1 PRELOADED_BL33_BASE="$bl33_base" ARM_PRELOADED_DTB_BASE="$dtb_base"
+      "${layout[@]}")
+if [ "$(cat "$obj/options" 2>/dev/null)" != "${args[*]}" ]; then
+	rm -rf "$obj"
+	mkdir -p "$obj"
 fi
+make -s -C "$src" -j"$(nproc)" "${args[@]}" bl1 fip qemu_fw.bios >"$obj/build.log" 2>&1 ||
+	die "the build failed: $(tail -3 "$obj/build.log")"
+echo "${args[*]}" > "$obj/options"
+note "built $(realpath --relative-to="$top" "$obj/qemu/release/qemu_fw.bios") for $cores cores"

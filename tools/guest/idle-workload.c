@@ -71,6 +71,7 @@ static void dump(const char *when)
 
 	printf("=== idle-workload: %s ===\n", when);
 	cat("/sys/kernel/debug/psci_fw_model");
+	cat("/sys/kernel/debug/psci");
 	cat("/sys/kernel/debug/pm_genpd/pm_genpd_summary");
 	cat("/sys/module/genpd/parameters/cpu_policy");
 	cat_dir("/sys/kernel/debug/pm_genpd", "idle_states");

@@ -17,9 +17,10 @@ class BootError(Exception):
     """A boot that cannot start; the message says why."""
 
 
-def kernel_image(kernel, must_exist=True):
-    """The arm64 image of build directory (or image file) @kernel."""
-    path = os.path.join(kernel, qemu.KERNEL_IMAGE) if os.path.isdir(kernel) else kernel
+def kernel_image(kernel, must_exist=True, image=qemu.KERNEL_IMAGE):
+    """The arm64 image of build directory (or image file) @kernel: @image
+    in the directory (Machine.kernel_image)."""
+    path = os.path.join(kernel, image) if os.path.isdir(kernel) else kernel
     if must_exist and not os.path.isfile(path):
         raise BootError(f"no kernel image {rel(path)}: build the kernel first")
     return path
@@ -50,6 +51,17 @@ def build_guest(out=GUEST, init_c=None, programs=()):
     return os.path.join(out, "initramfs.cpio")
 
 
+def build_firmware(machine):
+    """Build the firmware @machine boots, if it has any of ours
+    (tools/firmware/build-tfa.sh, which rebuilds only what changed)."""
+    if machine.firmware != "tfa":
+        return
+    r = subprocess.run([os.path.join(TOOLS, "firmware", "build-tfa.sh"), "--cores",
+                        str(machine.cpus)], stdin=subprocess.DEVNULL, stdout=sys.stderr)
+    if r.returncode:
+        raise BootError(f"cannot build Trusted Firmware-A for {machine.cpus} cores")
+
+
 @dataclasses.dataclass(frozen=True)
 class Boot:
     """A boot: the machine, and what it starts with."""
@@ -75,9 +87,10 @@ def topology_boot(topology, kernel, dtb, initrd, kunit=True, cmdline=(),
     if most and machine.cpus > most:
         raise BootError(f"{topology.name}: {machine.cpus} CPUs; {rel(kernel)} is built for "
                         f"at most {most} (CONFIG_NR_CPUS)")
-    graft(topology, machine, dtb)
-    return Boot(machine, kernel_image(kernel, must_exist),
-                qemu.cmdline(kunit, extra=topology.cmdline + list(cmdline)), initrd, dtb)
+    line = qemu.cmdline(kunit, extra=topology.cmdline + list(cmdline))
+    graft(topology, machine, dtb, machine.chosen_dts(line, initrd))
+    return Boot(machine, kernel_image(kernel, must_exist, machine.kernel_image), line, initrd,
+                dtb)
 
 
 def topology_command(*args, **kwargs):

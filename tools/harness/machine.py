@@ -26,17 +26,33 @@ alarm after the guest time it asked for. (Without icount the guest's time
 is the host's while it runs, so a host that merely runs it slowly is not
 helped.)
 
-Two machines are named (MACHINES, topologies.py --machine): "test", on
+Three machines are named (MACHINES, topologies.py --machine): "test", on
 which QEMU runs each vCPU in a host thread of its own (multi-threaded
-TCG), and "debug", the same machine with all vCPUs in one host thread,
-for the debug kernel; DEBUG_MACHINE says why.
+TCG), "debug", the same machine with all vCPUs in one host thread, for
+the debug kernel (DEBUG_MACHINE says why), and "tfa", the test machine
+with Trusted Firmware-A at EL3 (TFA_MACHINE).
+
+A machine with firmware boots otherwise. QEMU runs the firmware from
+flash (-bios) and gives the kernel neither -kernel, -append nor -initrd
+(QEMU refuses -initrd without -kernel): it preloads the raw kernel Image
+and the initramfs into RAM with its generic loader, and the kernel's
+command line and initramfs are in the device tree's /chosen
+(chosen_dts(), grafted with the topology). TF-A's BL31 enters the kernel
+at TFA_KERNEL_BASE with the tree QEMU placed at TFA_DTB_BASE:
+
+    ... -machine virt,gic-version=3,secure=on,acpi=off ... -bios qemu_fw.bios
+        -device loader,file=Image,addr=TFA_KERNEL_BASE,force-raw=on
+        [-device loader,file=I,addr=TFA_INITRD_BASE,force-raw=on] -dtb D
 """
 import dataclasses
+import os
 
 QEMU = "qemu-system-aarch64"
 CONSOLE = "console=ttyAMA0"
-# The kernel image in an arm64 build directory.
+# The kernel image in an arm64 build directory, and the raw one that a
+# firmware enters.
 KERNEL_IMAGE = "arch/arm64/boot/Image.gz"
+RAW_KERNEL_IMAGE = "arch/arm64/boot/Image"
 # kunit.py starts QEMU with this much memory (MiB).
 KUNIT_MEMORY = 1024
 GICV2_MAX_CPUS = 8
@@ -45,6 +61,24 @@ MAX_CPUS = 512
 # The CPUs the test kernel is built for (CONFIG_NR_CPUS, from the QEMU
 # config): a topology with more is refused.
 TEST_KERNEL_CPUS = 8
+
+# Trusted Firmware-A (tools/firmware/build-tfa.sh, docs/tfa.md), built
+# into BUILD/tfa/obj-CORES for a machine of CORES CPUs: 4, 8 and 16 are
+# one cluster, 32 two (TF-A switches to OS-initiated mode only with every
+# core of its platform on). QEMU places the device tree at the start of
+# RAM when it boots firmware; the kernel (at most 126 MiB) and the
+# initramfs follow it.
+TFA_BUILD = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(
+    os.path.abspath(__file__)))), "build", "tfa")
+TFA_CORES = (4, 8, 16, 32)
+TFA_DTB_BASE = 0x40000000
+TFA_KERNEL_BASE = 0x40200000
+TFA_INITRD_BASE = 0x48000000
+
+
+def tfa_bios(cores):
+    """The firmware image QEMU boots (-bios) for a machine of @cores."""
+    return os.path.join(TFA_BUILD, f"obj-{cores}", "qemu", "release", "qemu_fw.bios")
 
 
 class MachineError(ValueError):
@@ -61,6 +95,7 @@ class Machine:
     bios: str = ""
     single_thread: bool = False  # all vCPUs in one host thread (TCG thread=single)
     extra: tuple = ()       # further options, e.g. ("-icount", "shift=0")
+    firmware: str = ""      # "tfa": Trusted Firmware-A built for the CPU count (bios)
 
     def __post_init__(self):
         if not 1 <= self.cpus <= MAX_CPUS:
@@ -71,6 +106,24 @@ class Machine:
             raise MachineError(f"{self.cpus} CPUs on GICv2, which serves at most {GICV2_MAX_CPUS}")
         if self.bios and not self.secure:
             raise MachineError("firmware (bios) for EL3 needs secure=on")
+        if self.firmware not in ("", "tfa"):
+            raise MachineError(f"firmware {self.firmware!r}: the harness knows tfa")
+        if self.firmware == "tfa":
+            if not self.secure or self.gic_version != 3:
+                raise MachineError("Trusted Firmware-A runs at EL3 (secure=on) with its GICv3 driver")
+            if self.cpus not in TFA_CORES:
+                raise MachineError(f"{self.cpus} CPUs: Trusted Firmware-A is built for "
+                                   f"{', '.join(map(str, TFA_CORES))}")
+
+    @property
+    def firmware_image(self):
+        """What QEMU boots with -bios, if anything."""
+        return tfa_bios(self.cpus) if self.firmware == "tfa" else self.bios
+
+    @property
+    def kernel_image(self):
+        """The kernel image of a build directory that this machine boots."""
+        return RAW_KERNEL_IMAGE if self.firmware else KERNEL_IMAGE
 
     @property
     def gic_version(self):
@@ -82,6 +135,12 @@ class Machine:
             opts.append(f"gic-version={self.gic_version}")
         if self.secure:
             opts.append("secure=on")
+        if self.firmware_image:
+            # With firmware and ACPI (virt's default), QEMU puts the ACPI
+            # GED where the non-secure PL061 is, while its device tree
+            # still describes the PL061: Linux's probe of it takes an
+            # external abort (docs/tfa.md).
+            opts.append("acpi=off")
         return ",".join(opts)
 
     def hardware(self):
@@ -90,12 +149,24 @@ class Machine:
                 "-rtc", "clock=vm"]
         if self.single_thread:
             args += ["-accel", "tcg,thread=single"]
-        if self.bios:
-            args += ["-bios", self.bios]
+        if self.firmware_image:
+            args += ["-bios", self.firmware_image]
         return args + list(self.extra)
 
     def command(self, kernel, cmdline, initrd=None, dtb=None):
-        """The whole argv of a boot."""
+        """The whole argv of a boot. With firmware, @cmdline and @initrd
+        must also be in @dtb's /chosen (chosen_dts())."""
+        if self.firmware:
+            if not dtb:
+                raise MachineError("a boot through firmware takes its command line from "
+                                   "a device tree")
+            argv = [QEMU, "-nodefaults", "-m", str(self.memory), "-no-reboot", "-nographic",
+                    "-serial", "stdio"] + self.hardware()
+            argv += ["-device", f"loader,file={kernel},addr={TFA_KERNEL_BASE:#x},force-raw=on"]
+            if initrd:
+                argv += ["-device",
+                         f"loader,file={initrd},addr={TFA_INITRD_BASE:#x},force-raw=on"]
+            return argv + ["-dtb", dtb]
         argv = [QEMU, "-nodefaults", "-m", str(self.memory), "-kernel", kernel,
                 "-append", cmdline, "-no-reboot", "-nographic", "-serial", "stdio"]
         argv += self.hardware()
@@ -105,13 +176,25 @@ class Machine:
             argv += ["-dtb", dtb]
         return argv
 
+    def chosen_dts(self, cmdline, initrd=None):
+        """The /chosen a boot through firmware needs in its device tree:
+        the command line, and where the initramfs @initrd is loaded."""
+        if not self.firmware:
+            return ""
+        props = [f'bootargs = "{cmdline}";']
+        if initrd:
+            end = TFA_INITRD_BASE + os.path.getsize(initrd)
+            props += [f"linux,initrd-start = <0x0 {TFA_INITRD_BASE:#x}>;",
+                      f"linux,initrd-end = <0x0 {end:#x}>;"]
+        return "\n/ {\n\tchosen {\n" + "".join(f"\t\t{p}\n" for p in props) + "\t};\n};\n"
+
     def dumpdtb_command(self, path):
         """QEMU writing the device tree it generates for this machine to
         @path, and exiting."""
         argv = [QEMU, "-nodefaults", "-machine", f"{self.machine_option()},dumpdtb={path}",
                 "-cpu", self.cpu, "-smp", str(self.cpus), "-m", str(self.memory)]
-        if self.bios:
-            argv += ["-bios", self.bios]
+        if self.firmware_image:
+            argv += ["-bios", self.firmware_image]
         return argv
 
     def kunit_params(self, nr_cpus=TEST_KERNEL_CPUS):
@@ -137,7 +220,7 @@ class Machine:
         template (qemu.jinja2) gives -machine, -cpu, -m and -nographic,
         then these extra options: the command() LAVA's dispatcher runs is
         ours."""
-        if self.bios:
+        if self.firmware_image:
             raise MachineError("firmware (bios) is an image of a LAVA job, which the "
                                "qemu job does not deploy")
         extra = ["-nodefaults", "-no-reboot", "-serial stdio", f"-smp {self.cpus}",
@@ -166,7 +249,11 @@ TEST_MACHINE = Machine()
 # that its OS-initiated races run on vCPUs that run at once.
 DEBUG_MACHINE = dataclasses.replace(TEST_MACHINE, single_thread=True)
 
-MACHINES = {"test": TEST_MACHINE, "debug": DEBUG_MACHINE}
+# The test machine with Trusted Firmware-A at EL3 answering PSCI (smc):
+# GICv3, which TF-A's QEMU platform is built for, and EL3.
+TFA_MACHINE = dataclasses.replace(TEST_MACHINE, cpus=4, gic=3, secure=True, firmware="tfa")
+
+MACHINES = {"test": TEST_MACHINE, "debug": DEBUG_MACHINE, "tfa": TFA_MACHINE}
 
 # The x86-64 machine of make x86 (the scaled CPU time suite on x86): QEMU's
 # default PC, two CPUs, the serial console.

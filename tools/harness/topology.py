@@ -14,6 +14,10 @@ A source's first comment may hold header lines " * KEY: VALUE":
                  CPUs the tree gives idle states, fdt.idle_cpus()); for a
                  tree whose states Linux refuses
   refused: TEXT  (a malformed board) the extractor refuses it saying TEXT
+  firmware-invalid: VALUE...
+                 (booted through a real firmware) the requests of these
+                 power_state values are not in the firmware's table: it
+                 must answer each with INVALID_PARAMETERS
   changed: TEXT, note: TEXT
                  what the extractor changed to boot a board in QEMU
 
@@ -34,7 +38,7 @@ from .machine import TEST_MACHINE
 
 TOPOLOGIES = os.path.join(TOP, "kunit", "topologies")
 KEYS = ("cpus", "source", "cmdline", "qemu", "expect", "idle-cpus", "refused", "changed",
-        "note")
+        "note", "firmware-invalid")
 
 
 class TopologyError(Exception):
@@ -94,6 +98,16 @@ class Topology:
             raise TopologyError(f"{rel(self.path)}: idle-cpus: {value!r} is not a number") from None
 
     @property
+    def firmware_invalid(self):
+        """The power_state values of the firmware-invalid line, as the
+        firmware model prints them ("0x01000011")."""
+        try:
+            return {f"0x{int(v, 16):08x}" for v in self.get("firmware-invalid", "").split()}
+        except ValueError:
+            raise TopologyError(f"{rel(self.path)}: firmware-invalid: "
+                                f"{self.get('firmware-invalid')!r} is not hexadecimal") from None
+
+    @property
     def cmdline(self):
         return self.get("cmdline", "").split()
 
@@ -146,12 +160,29 @@ def _dtc_warnings(stderr):
     return sorted(out)
 
 
-def graft(topology, machine, out):
+def check_firmware_psci(topology, out):
+    """A tree booted through Trusted Firmware-A must hold one PSCI node,
+    /psci, with method "smc": TF-A's BL2 adds a /psci of its own, without
+    PSCI domains, unless one is there (dt_add_psci_node(), which looks at
+    that path only), and TF-A answers SMCs only."""
+    found = [n for n in fdt.walk(fdt.load(out))
+             if any(c.startswith("arm,psci") for c in n.strings("compatible") or [])]
+    where = " ".join(n.path for n in found) or "none"
+    if [n.path for n in found] != ["/psci"]:
+        raise TopologyError(f"{rel(topology.path)}: PSCI nodes: {where}; Trusted Firmware-A "
+                            f"boots need one, at /psci (its BL2 adds a /psci otherwise)")
+    if found[0].strings("method") != ["smc"]:
+        raise TopologyError(f"{rel(topology.path)}: /psci: method "
+                            f"{found[0].strings('method')}; Trusted Firmware-A answers \"smc\"")
+
+
+def graft(topology, machine, out, chosen=""):
     """Write @out: QEMU's device tree for @machine with @topology's source
-    on top, so that CPU nodes, MPIDRs and everything else stay QEMU's own.
-    Returns the dtc warnings of the grafted tree; raises TopologyError when
-    QEMU or dtc fail, or when the graft adds a warning QEMU's own tree
-    does not have."""
+    on top, so that CPU nodes, MPIDRs and everything else stay QEMU's own,
+    and @chosen (dts text) last. Returns the dtc warnings of the grafted
+    tree; raises TopologyError when QEMU or dtc fail, when the graft adds
+    a warning QEMU's own tree does not have, or when a tree booted through
+    firmware does not have the PSCI node it needs."""
     with tempfile.TemporaryDirectory() as work:
         qdtb = os.path.join(work, "qemu.dtb")
         r = subprocess.run(machine.dumpdtb_command(qdtb), stdin=subprocess.DEVNULL,
@@ -168,7 +199,7 @@ def graft(topology, machine, out):
         if own.returncode:
             raise TopologyError(f"dtc fails on QEMU's own tree: {own.stderr.strip()}")
         grafted = subprocess.run(["dtc", "-I", "dts", "-O", "dtb", "-o", out, "-"],
-                                 input=qemu_dts + topology.source_text(),
+                                 input=qemu_dts + topology.source_text() + chosen,
                                  capture_output=True, text=True)
         if grafted.returncode:
             raise TopologyError(f"dtc fails on {rel(topology.path)}:\n{grafted.stderr.strip()}")
@@ -183,4 +214,10 @@ def graft(topology, machine, out):
         if new:
             os.unlink(out)
             raise TopologyError(f"{rel(topology.path)} adds dtc warnings:\n" + "\n".join(new))
+        if machine.firmware:
+            try:
+                check_firmware_psci(topology, out)
+            except TopologyError:
+                os.unlink(out)
+                raise
         return _dtc_warnings(grafted.stderr)

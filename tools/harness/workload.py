@@ -43,6 +43,28 @@ The checks, for a boot in OS-initiated mode:
 In platform-coordinated mode (a topology refused, or no model) only the
 invalid requests, the rejections, the CPUs' idle states and the checker
 are checked.
+
+A boot whose model ran in shadow mode beside a real firmware (Trusted
+Firmware-A, psci_fw_model=shadow) is judged by the firmware's answers:
+  - the firmware answered SET_SUSPEND_MODE(OSI) with SUCCESS;
+  - it found no CPU_SUSPEND invalid (INVALID_PARAMETERS) but those the
+    model found invalid over a child node's newer state (a race, judged
+    by the model) and, on a negative tree, those of the states its table
+    lacks (the topology's firmware-invalid line);
+  - each state above the core level, by the firmware's own count
+    (PSCI_STAT_COUNT), was entered;
+  - the model agreed with it on every INVALID_PARAMETERS, and on every
+    other answer but where the firmware took the calls in another order
+    than the model: another core called meanwhile, or a core of the node,
+    suspended before a request the firmware denied, was resuming (the
+    firmware counts it running from its warm boot, the model from its
+    CPU_PM_EXIT);
+  - cpuidle's rejections are at most the firmware's refusals and the
+    powerdowns it returned from, which the OS counts as failures (TF-A
+    returns SUCCESS without powering down when an interrupt is pending);
+  - upstream's PSCI checker passed its hotplug test, and its suspend
+    test's errors are at most the powerdowns the firmware returned from
+    before the workload started.
 """
 import re
 from collections import Counter
@@ -54,6 +76,8 @@ DENIED_BOUND = 1 / 3
 # before its line end).
 HOTPLUG_TAIL = re.compile(r"(Detected \S+ I-cache on CPU\d+|CPU\d+: Booted secondary processor |"
                           r"GICv3: CPU\d+: |psci: CPU\d+ killed ).*$")
+# Upstream's PSCI checker's count of suspend test errors.
+CHECKER_ERRORS = re.compile(r"psci_checker: (\d+) error\(s\) encountered in suspend tests")
 # The workload's line after its hotplug storm.
 STORM = re.compile(r"idle-workload: hotplug storm: (\d+ changes, (?P<failed>\d+) failed)")
 # The boot log line of the test provider (PM_GENERIC_DOMAINS_TEST_PROVIDER)
@@ -98,7 +122,9 @@ def model(dump):
          "last invalid": "none"}
     table = None
     for line in lines:
-        if line.startswith("mode: "):
+        if line.startswith("role: "):
+            m["role"] = line.split(": ", 1)[1]
+        elif line.startswith("mode: "):
             m["mode"] = line.split()[1]
         elif line.startswith("format: "):
             m["format"] = line.split()[1]
@@ -122,6 +148,10 @@ def model(dump):
             m["denied_child_state"] = int(line.split()[-1])
         elif line.startswith("denied with no race to explain it: "):
             m["denied_unexplained"] = int(line.split()[-1])
+        elif line.startswith("invalid over a child node's state: "):
+            m["invalid_child_state"] = int(line.split()[-1])
+        elif line.startswith("invalid over a child node's state with no race to explain it: "):
+            m["invalid_unexplained"] = int(line.split()[-1])
         elif line.startswith(("last denied: ", "last invalid: ")):
             key, value = line.split(": ", 1)
             m[key] = value
@@ -134,6 +164,24 @@ def model(dump):
             table = "nodes" if "denied" in line else "states"
         elif line.startswith("request "):
             table = "requests"
+        elif line.startswith("call "):
+            table = "agreement"
+        elif line.startswith("firmware "):
+            table = "firmware"
+        elif line.startswith("powerdowns the firmware returned from: "):
+            m["powerdowns_returned"] = int(line.split()[-1])
+        elif line.startswith("disagreements: "):
+            d = re.match(r"disagreements: (\d+) with another core's call meanwhile: (\d+) "
+                         r"with a core of the node resuming: (\d+)$", line)
+            if d:
+                (m["disagreements"], m["disagreements_concurrent"],
+                 m["disagreements_resuming"]) = map(int, d.groups())
+        elif line.startswith("calls begun over a pending one: "):
+            m["shadow_lost"] = int(line.split()[-1])
+        elif line.startswith("longest wait for a resuming core: "):
+            m["resuming_max_us"] = int(line.split()[-2])
+        elif line.startswith("disagreement: "):
+            m.setdefault("disagreement", []).append(line.split(": ", 1)[1])
         else:
             f = line.split()
             if table == "nodes" and len(f) >= 4 and f[0].isdigit():
@@ -142,6 +190,14 @@ def model(dump):
                                     "now": f[4] if len(f) > 4 else "?"}
             elif table == "states" and len(f) == 5 and f[0].isdigit():
                 m["states"][(f[1], int(f[2]))] = (int(f[3]), int(f[4]))
+            elif table == "agreement" and len(f) == 4 and f[3].isdigit():
+                m.setdefault("agreement", []).append((f[0], f[1], f[2], int(f[3])))
+            elif table == "firmware" and len(f) == 9 and f[0].startswith("0x"):
+                m.setdefault("firmware", []).append({
+                    "value": f[0], "node": f[1], "success": int(f[2]), "denied": int(f[3]),
+                    "invalid": int(f[4]), "disagreed": int(f[5]), "unexplained": int(f[6]),
+                    "entries": None if f[7] == "-" else int(f[7]),
+                    "residency_us": None if f[8] == "-" else int(f[8])})
             elif table == "requests" and len(f) == 7 and f[0].startswith("0x"):
                 level = int(f[2])
                 m["requests"].append({
@@ -343,7 +399,7 @@ def s2ram(log, dumps, check, nodes_grew):
                until="after s2ram idle", after_event=True)
 
 
-def checks(log, dumps, idle_cpus=None):
+def checks(log, dumps, idle_cpus=None, firmware_invalid=()):
     res = []
 
     def check(ok, what):
@@ -394,14 +450,25 @@ def checks(log, dumps, idle_cpus=None):
         check(have >= idle_cpus,
               f"the CPUs have the idle states the tree gives them "
               f"({have} of {idle_cpus} CPUs have a cpuidle state beyond WFI)")
-    if mod and mod.get("mode") == "OSI":
+    shadow = bool(mod) and mod.get("role") == "shadow"
+    if shadow:
+        shadow_checks(log, mod, check, firmware_invalid)
+    if mod and mod.get("mode") == "OSI" and not shadow:
         check(osi and mod["mode_refused"] == 0,
               "the kernel and the firmware model are in OSI mode")
+    if mod and mod.get("mode") == "OSI":
         doms = domains(end)
         for dom, rows in sorted(doms.items()):
             unused = [r[0] for r in rows if r[2] == 0]
-            check(not unused, f"domain {dom} entered each of its {len(rows)} states"
-                  + (f" (never: {' '.join(unused)})" if unused else ""))
+            # A state the firmware's table lacks is never entered: genpd
+            # chose it, and counts the firmware's refusals as rejected
+            # (7.3) or as entries (6.1).
+            refused = [r[0] for r in rows if r[2] == 0 and r[3]] if firmware_invalid else []
+            check(len(unused) == len(refused),
+                  f"domain {dom} entered each of its {len(rows)} states"
+                  + (f" (never: {' '.join(unused)})" if unused else "")
+                  + (f", chosen and refused by the firmware: {' '.join(refused)}"
+                     if refused else ""))
         for node, info in sorted(mod["nodes"].items()):
             if info["level"] == 0:
                 continue
@@ -481,8 +548,16 @@ def checks(log, dumps, idle_cpus=None):
     elif mod:
         check(not osi, "the kernel and the firmware model agree on PC mode")
     if mod:
-        check(mod["invalid"] == 0,
-              f"the firmware model found {mod['invalid']} invalid requests"
+        # A powerdown over a child node in retention is INVALID_PARAMETERS
+        # (DEN0022D.b section 5.4, TF-A): made stale by the child's newer
+        # state, it is judged as a race, as denials are; any other invalid
+        # request is the OS's error.
+        stale = mod.get("invalid_child_state", 0)
+        unexplained = mod.get("invalid_unexplained", 0)
+        check(mod["invalid"] == stale and unexplained == 0,
+              f"the firmware model found {mod['invalid'] - stale} malformed requests, and "
+              f"{stale} invalid over a child node's newer state, {unexplained} of them "
+              f"with no race to explain it"
               + (f" (last: {mod['last invalid']})" if mod["invalid"] else ""))
         # The OS releases a CPU's domains only within its idle path: a
         # denial over a core that stayed outside it, or over a child node
@@ -510,14 +585,29 @@ def checks(log, dumps, idle_cpus=None):
         pre_mod = model(pre) or mod
         post_mod = model(files(dumps.get(when + ", model after", []))) or pre_mod
         pre_rejected = sum(s.get("rejected", 0) for s in cpuidle(pre).values())
-        check(pre_mod["denied"] <= pre_rejected <= post_mod["denied"],
-              f"cpuidle rejections ({pre_rejected}) are the model's denials "
-              f"({pre_mod['denied']} before reading them, "
-              f"{post_mod['denied']} after) up to suspend-to-idle")
+        if shadow:
+            refused = firmware_refusals(post_mod) + post_mod.get("powerdowns_returned", 0)
+            check(pre_rejected <= refused,
+                  f"cpuidle rejections ({pre_rejected}) are at most the firmware's refusals "
+                  f"and the powerdowns it returned from ({firmware_refusals(post_mod)} and "
+                  f"{post_mod.get('powerdowns_returned', 0)}) up to suspend-to-idle")
+        else:
+            check(pre_mod["denied"] <= pre_rejected <= post_mod["denied"],
+                  f"cpuidle rejections ({pre_rejected}) are the model's denials "
+                  f"({pre_mod['denied']} before reading them, "
+                  f"{post_mod['denied']} after) up to suspend-to-idle")
     else:
         check(rejected == 0, f"cpuidle rejections: {rejected}")
     hotplug = any("psci_checker: Hotplug tests passed OK" in line for line in log)
-    if idle:
+    errors = [int(m.group(1)) for m in map(CHECKER_ERRORS.search, log) if m]
+    start = model(files(dumps.get("start", [])))
+    if idle and shadow and errors and start:
+        returned = start.get("powerdowns_returned", 0)
+        check(hotplug and errors[-1] <= returned,
+              f"upstream's PSCI checker passed hotplug, and its {errors[-1]} suspend "
+              f"errors are at most the powerdowns the firmware returned from before "
+              f"the workload ({returned})")
+    elif idle:
         check(hotplug and any("psci_checker: Suspend tests passed OK" in line
                               for line in log),
               "upstream's PSCI checker passed (hotplug and suspend)")
@@ -527,6 +617,90 @@ def checks(log, dumps, idle_cpus=None):
               "upstream's PSCI checker passed hotplug (no CPU has a cpuidle state "
               "to suspend to)")
     return res
+
+
+def firmware_refusals(m):
+    """The firmware's answers to CPU_SUSPEND other than SUCCESS (shadow
+    mode)."""
+    return sum(n for call, _, fw, n in m.get("agreement", [])
+               if call == "CPU_SUSPEND" and fw != "SUCCESS")
+
+
+def shadow_checks(log, m, check, firmware_invalid=()):
+    """The checks of a boot whose model ran beside a real firmware;
+    @firmware_invalid: the requests the firmware's table lacks, which it
+    must find invalid and the model, knowing only the tree, accepts."""
+    rows = m.get("agreement", [])
+    fw_mode = sum(n for call, _, fw, n in rows if call == "SET_SUSPEND_MODE" and fw == "SUCCESS")
+    failed = any("psci: failed to set OSI mode" in line for line in log)
+    osi = any("topology using OSI mode" in line for line in log)
+    if osi:
+        check(m.get("mode") == "OSI" and fw_mode and not failed,
+              f"the kernel and the firmware are in OSI mode (the firmware answered "
+              f"SET_SUSPEND_MODE with SUCCESS {fw_mode} times)")
+    else:
+        # The model's mode follows the firmware's answers.
+        check(m.get("mode") == "PC",
+              f"the kernel and the firmware are in PC mode (the firmware's mode, as the "
+              f"model follows it: {m.get('mode')})")
+    fw = m.get("firmware", [])
+    invalid = sum(n for call, _, ans, n in rows
+                  if call == "CPU_SUSPEND" and ans == "INVALID_PARAMETERS")
+    # Invalid by the firmware's table, or stale as the model also judged
+    # it (a powerdown over a child in retention: a race, which the model
+    # explains or not; see checks()).
+    lacking = [r for r in fw if r["value"] in firmware_invalid]
+    expected = sum(r["invalid"] for r in lacking)
+    stale = sum(n for call, model_ret, ans, n in rows if call == "CPU_SUSPEND"
+                and model_ret == ans == "INVALID_PARAMETERS")
+    check(invalid == expected + stale,
+          f"the firmware found {invalid} CPU_SUSPEND requests invalid"
+          + (f", {expected} of them of {' '.join(sorted(firmware_invalid))}, which its "
+             f"table lacks" if firmware_invalid else "")
+          + f", {stale} over a child node's newer state as the model found them, "
+          f"{invalid - expected - stale} else")
+    for value in sorted(firmware_invalid):
+        of = [r for r in lacking if r["value"] == value]
+        # PSCI_STAT_COUNT reads 0 for a power_state the firmware does
+        # not know: its answers tell, not its count.
+        check(of and all(r["invalid"] and not r["success"] for r in of),
+              f"the firmware answered every request of {value} with INVALID_PARAMETERS ("
+              + (", ".join(f"{r['invalid']} invalid, {r['success']} SUCCESS at {r['node']}"
+                           for r in of) or "never requested") + ")")
+    for r in fw:
+        level = next((q["level"] for q in m["requests"]
+                      if q["value"] == r["value"] and q["node"] == r["node"]), 0)
+        if level == 0 or r["value"] in firmware_invalid or not osi:
+            continue
+        check(r["entries"], f"the firmware entered {r['value']}'s kind of state at {r['node']} "
+              f"{r['entries'] if r['entries'] is not None else 'an unknown number of'} times "
+              f"by its own count (PSCI_STAT_COUNT, CPU_OFF's included), "
+              f"{r['residency_us'] or 0} us, for {r['success']} SUCCESS answers")
+        check(r["unexplained"] == 0,
+              f"the model and the firmware agreed on each answer to {r['value']} at "
+              f"{r['node']} but where the firmware took the calls in another order "
+              f"({r['disagreed']} disagreements, {r['unexplained']} unexplained)")
+    # The model knows the tree, not the firmware's table: it disagrees on
+    # each request of a state the table lacks.
+    table_lacks = sum(r["unexplained"] for r in lacking)
+    mine = sum(n for call, model_ret, ans, n in rows
+               if "INVALID_PARAMETERS" in (model_ret, ans) and model_ret != ans)
+    check(mine == sum(r["disagreed"] for r in lacking),
+          f"the model and the firmware agreed on every INVALID_PARAMETERS "
+          f"({mine} disagreements" + (f", all over the states the firmware's table "
+                                      f"lacks" if firmware_invalid else "") + ")")
+    table = ", ".join(f"{call} {model_ret}/{ans} {n}" for call, model_ret, ans, n in rows)
+    alone = (m.get("disagreements", 0) - m.get("disagreements_concurrent", 0)
+             - m.get("disagreements_resuming", 0) - table_lacks)
+    check(alone == 0 and m.get("shadow_lost") == 0,
+          f"every disagreement of the model with the firmware is explained: another "
+          f"core's call meanwhile ({m.get('disagreements_concurrent', 0)}), a core of the "
+          f"node resuming ({m.get('disagreements_resuming', 0)}, the longest wait "
+          f"{m.get('resuming_max_us')} us) or a state the firmware's table lacks "
+          f"({table_lacks}); {alone} of {m.get('disagreements', 0)} without, "
+          f"{m.get('shadow_lost')} calls begun over a pending one (model/firmware: "
+          f"{table or 'no calls'})"
+          + "".join(f"; {d}" for d in m.get("disagreement", [])[-3:] if alone))
 
 
 def read(path):
@@ -545,9 +719,11 @@ def read(path):
     return out
 
 
-def judge(log, idle_cpus=None):
+def judge(log, idle_cpus=None, firmware_invalid=()):
     """The workload's dumps of console @log and the boot's checks:
     [(ok, what)]. @idle_cpus, when known, is how many CPUs the device tree
-    gives idle states (fdt.idle_cpus())."""
+    gives idle states (fdt.idle_cpus()); @firmware_invalid, the requests
+    a real firmware's table lacks ("0x01000011", the topology's
+    firmware-invalid line)."""
     dumps = sections(log)
-    return dumps, checks(log, dumps, idle_cpus)
+    return dumps, checks(log, dumps, idle_cpus, firmware_invalid)

@@ -364,7 +364,8 @@ def sysfs(log_path, phase, root):
             dom = line.split()[0]
             devices.setdefault(dom, [])
             subs.setdefault(dom, [])
-        elif dom and line.strip().startswith("/"):
+        elif dom and re.match(r"    \S", line):
+            # A device: "/devices/genpd:0:cpu0" (6.1), "genpd:0:cpu0" (7.3).
             devices[dom].append(line.split()[0])
         elif dom and line.strip():
             subs[dom] += [c.strip() for c in line.split(",") if c.strip()]

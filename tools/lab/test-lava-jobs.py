@@ -271,9 +271,12 @@ def main():
              "ci/lava/osi-checks.sh fails a domain state not entered in the idle period")
     t.result(broken("osi-mode", lambda d: re.sub(r".*OSI mode.*\n", "", d)),
              "ci/lava/osi-checks.sh fails a boot not in OSI mode")
-    t.result(broken("firmware-model-off",
-                    lambda d: d + "psci: firmware model: OS-initiated mode\n"),
-             "ci/lava/osi-checks.sh fails a kernel with the firmware model on")
+    t.result(broken("firmware-model-not-in-charge",
+                    lambda d: d + "psci: firmware model: in charge: it answers for the "
+                    "firmware (psci_fw_model=on)\n"
+                    "psci: firmware model: OS-initiated mode\n"),
+             "ci/lava/osi-checks.sh fails a kernel whose firmware model answers for the "
+             "firmware")
     t.result(broken("boot-log-complete", lambda d: re.sub(r".*Booting Linux.*\n", "", d)),
              "ci/lava/osi-checks.sh fails a boot log that lost its start")
     return t.status()

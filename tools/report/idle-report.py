@@ -37,6 +37,8 @@ def report(log, dumps, res):
               f"run of a core behind another denial: {mod.get('window_us')} us")
         print(f"  denied over a child node's state {mod.get('denied_child_state')}; "
               f"denied with no race to explain it: {mod.get('denied_unexplained')}")
+        print(f"  invalid over a child node's state {mod.get('invalid_child_state')}; "
+              f"of them with no race to explain it: {mod.get('invalid_unexplained')}")
         print(f"  last denied: {mod['last denied']}")
         print(f"  last invalid: {mod['last invalid']}")
         print("  %-40s %5s %10s %14s" % ("node", "state", "entries", "residency_ms"))

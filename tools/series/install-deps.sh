@@ -33,7 +33,7 @@ pkgs=(
 	debootstrap		# make fresh-check: a bare Debian 12 root
 	gdb-multiarch		# tools/boot/hang-timers.sh reads a hung boot's vCPU timers
 	lava-common python3-yaml python3-jinja2	# the LAVA jobs: validated with lava-common, qemu device type rendered (docs/lab.md)
-	dpkg-dev		# make tfa: dpkg-source unpacks Debian's arm-trusted-firmware
+	dpkg-dev		# make tfa, test-tfa: dpkg-source unpacks Debian's arm-trusted-firmware
 )
 
 installed() { [ "$(dpkg-query -W -f='${db:Status-Status}' "$1" 2>/dev/null)" = installed ]; }
