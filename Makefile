@@ -38,7 +38,7 @@ endif
 DEMO_TOPOLOGY ?= $(or $(TOPOLOGY),osi-1x4)
 #: DEMO_POLICY     make demo's CPU governor policy of PM domains: pending (default), timers, learn
 DEMO_POLICY ?= pending
-#: BOOT_JOBS       make test, test-debug, test-faults, test-boards: boots at a time (2; docs/ci.md)
+#: BOOT_JOBS       make test, test-debug, test-faults, test-boards, test-tfa: boots at a time (2; docs/ci.md)
 BOOT_JOBS ?= 2
 #: KUNIT_FILTER    make kunit: the suites to run (kunit.py's filter_glob, e.g. genpd_*; all)
 KUNIT_FILTER ?=
@@ -237,7 +237,7 @@ x86: deps ## build the series for x86-64 (defconfig + scaled CPU time) and run i
 tfa: deps ## Trusted Firmware-A for QEMU in OSI mode (Debian's source): build/tfa/ (docs/tfa.md)
 	@$(T)/firmware/build-tfa.sh --cores $(TFA_CORES)
 
-ci: ## what .ci/run does: check, test-debug, test, test-boards (both kernels), test and test-boards BASE=7.3
+ci: ## what .ci/run does: check, test-debug, test, test-tfa, test-boards (both kernels), test, test-tfa and test-boards BASE=7.3
 	@.ci/run
 
 clean: ## remove every output of the tools, keep each base's tree (and build/fresh-root: rm it by hand, unmounted)

@@ -103,7 +103,7 @@ def boot_one(topo, args, initrd):
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n    topologies.py")[0],
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--kernel", required=True, help="the kernel's build directory")
     ap.add_argument("--out", required=True, help="where the grafted trees go")
@@ -113,7 +113,8 @@ def main():
     ap.add_argument("--suites", help="the KUnit suites that must pass, one a line")
     ap.add_argument("--jobs", type=int, default=2, help="boots at a time")
     ap.add_argument("--machine", default="test", choices=sorted(machine.MACHINES),
-                    help="the machine (harness/machine.py; default test)")
+                    help="the machine (harness/machine.py; default test; tfa: "
+                    "Trusted Firmware-A at EL3, built for each topology's CPU count)")
     ap.add_argument("topologies", nargs="+", metavar="TOPOLOGY")
     args = ap.parse_args()
     args.suites = len(words(args.suites)) if args.suites else 0

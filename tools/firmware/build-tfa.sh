@@ -4,10 +4,10 @@
 # mode, from Debian's source package, as real firmware for the series'
 # test kernels (docs/tfa.md):
 #
-# - the source is Debian's arm-trusted-firmware $version (trixie), fetched
+# - the source is Debian's arm-trusted-firmware 2.12.1+dfsg-1 (trixie), fetched
 #   with apt-get through a deb-src list and package lists of its own in a
 #   scratch directory (the machine's sources stay as they are), unpacked
-#   with its Debian patches into BUILD/tfa/src, once;
+#   with its Debian patches into build/tfa/src, once;
 # - the test fixtures of kunit/firmware/tfa/*.patch, if any, go on top;
 # - bl1, bl2, bl31 and the FIP are built for PLAT=qemu with
 #   PSCI_OS_INIT_MODE=1, the GICv3 driver and the PSCI_STAT calls
@@ -16,8 +16,10 @@
 #   Linux kernel that the machine preloads, booted with the device tree
 #   QEMU places at the start of RAM (the addresses are the machine
 #   definition's, tools/harness/machine.py), so that one firmware build
-#   serves every kernel: BUILD/tfa/obj-CORES/qemu/release/qemu_fw.bios is
+#   serves every kernel: build/tfa/obj-CORES/qemu/release/qemu_fw.bios is
 #   what QEMU boots with -bios. make rebuilds only what changed.
+#   make test-tfa's boots build what they need themselves
+#   (tools/harness/boot.py, build_firmware()).
 #
 #   build-tfa.sh [--cores N]     (N: 4 by default)
 set -euo pipefail
