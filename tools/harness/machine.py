@@ -76,6 +76,16 @@ TFA_KERNEL_BASE = 0x40200000
 TFA_INITRD_BASE = 0x48000000
 
 
+def image_size(path):
+    """The memory an arm64 kernel Image takes (its header's image_size,
+    Documentation/arm64/booting.rst), or the file's size when the header
+    gives none."""
+    with open(path, "rb") as f:
+        header = f.read(64)
+    size = int.from_bytes(header[16:24], "little") if len(header) >= 24 else 0
+    return size or os.path.getsize(path)
+
+
 def tfa_bios(cores):
     """The firmware image QEMU boots (-bios) for a machine of @cores."""
     return os.path.join(TFA_BUILD, f"obj-{cores}", "qemu", "release", "qemu_fw.bios")
@@ -160,6 +170,11 @@ class Machine:
             if not dtb:
                 raise MachineError("a boot through firmware takes its command line from "
                                    "a device tree")
+            size = image_size(kernel)
+            if size > TFA_INITRD_BASE - TFA_KERNEL_BASE:
+                raise MachineError(f"{kernel}: the kernel takes {size >> 20} MiB, more than "
+                                   f"the {(TFA_INITRD_BASE - TFA_KERNEL_BASE) >> 20} MiB "
+                                   f"before the initramfs")
             argv = [QEMU, "-nodefaults", "-m", str(self.memory), "-no-reboot", "-nographic",
                     "-serial", "stdio"] + self.hardware()
             argv += ["-device", f"loader,file={kernel},addr={TFA_KERNEL_BASE:#x},force-raw=on"]
@@ -181,7 +196,8 @@ class Machine:
         the command line, and where the initramfs @initrd is loaded."""
         if not self.firmware:
             return ""
-        props = [f'bootargs = "{cmdline}";']
+        quoted = cmdline.replace("\\", "\\\\").replace('"', '\\"')
+        props = [f'bootargs = "{quoted}";']
         if initrd:
             end = TFA_INITRD_BASE + os.path.getsize(initrd)
             props += [f"linux,initrd-start = <0x0 {TFA_INITRD_BASE:#x}>;",
